@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Exec folio policy: which folio order page faults on executable file
+ * mappings read text into.  One decision function takes every input (the
+ * global and per-process policy, the architecture's preference, page and
+ * PMD size, the VMA, the filesystem's limit, memory pressure); the fault
+ * path gathers them without taking a lock.
+ */
+
+#include <linux/exec_folio.h>
+#include <linux/log2.h>
+#include <linux/minmax.h>
+#include <linux/mm.h>
+#include <linux/mmzone.h>
+#include <linux/pagemap.h>
+#include <linux/sizes.h>
+
+/* Written by the exec_order knob, read locklessly by page faults. */
+unsigned int exec_folio_global_policy __read_mostly =
+	EXEC_FOLIO_POLICY(EXEC_FOLIO_ARCH, 0);
+
+/**
+ * exec_folio_effective - The policy that applies to a process.
+ * @global: The global policy.
+ * @local: The process's policy.
+ *
+ * The global "never" is a hard off that no process can override;
+ * otherwise a process's own choice wins over the global one.
+ *
+ * Return: the policy to apply, never EXEC_FOLIO_INHERIT.
+ */
+unsigned int exec_folio_effective(unsigned int global, unsigned int local)
+{
+	if (EXEC_FOLIO_POLICY_MODE(global) == EXEC_FOLIO_NEVER ||
+	    EXEC_FOLIO_POLICY_MODE(local) == EXEC_FOLIO_INHERIT)
+		return global;
+	return local;
+}
+
+/**
+ * exec_folio_cap - The largest exec folio order allowed.
+ * @page_shift: The base page shift.
+ * @pmd_order: The order of a PMD mapping.
+ * @mapping_max_order: The mapping's largest folio order.
+ *
+ * Exec folios are never larger than a PMD, than the mapping supports,
+ * or than 2M: larger page-cache folios cost too much memory on small
+ * machines for what they save (with 64K base pages a PMD is 512M).
+ *
+ * Return: the cap, an order.
+ */
+unsigned int exec_folio_cap(unsigned int page_shift, unsigned int pmd_order,
+			    unsigned int mapping_max_order)
+{
+	unsigned int cap_2m = ilog2(SZ_2M) - page_shift;
+
+	return min3(pmd_order, mapping_max_order, cap_2m);
+}
+
+/* The order of a 64K folio, 0 if the base page is already that large. */
+static unsigned int exec_folio_order_64k(unsigned int page_shift)
+{
+	return page_shift < ilog2(SZ_64K) ? ilog2(SZ_64K) - page_shift : 0;
+}
+
+/*
+ * A PMD-sized folio only pays off if it can be mapped by a PMD: the file
+ * offset and the address must agree modulo the PMD size, and the VMA must
+ * cover at least one aligned PMD.  Otherwise the read window starts
+ * misaligned and the text ends up in a mix of smaller folios, worse than
+ * the arch's size.
+ */
+static bool exec_folio_pmd_fits(const struct exec_folio_input *in)
+{
+	unsigned long pmd_size = 1UL << (in->pmd_order + in->page_shift);
+	unsigned long offset = in->vm_pgoff << in->page_shift;
+	unsigned long first = ALIGN(in->vm_start, pmd_size);
+
+	if ((in->vm_start - offset) & (pmd_size - 1))
+		return false;
+	return first >= in->vm_start && first + pmd_size <= in->vm_end;
+}
+
+/*
+ * "auto": PMD folios for text that can be PMD-mapped, else the arch's
+ * preferred size (64K where the arch has none), never a folio larger
+ * than the text itself, and at most 64K while the node is short of
+ * memory.
+ */
+static unsigned int exec_folio_auto(const struct exec_folio_input *in,
+				    unsigned int cap)
+{
+	unsigned long pages = (in->vm_end - in->vm_start) >> in->page_shift;
+	unsigned int order;
+
+	if (!in->low_memory && in->pmd_order <= cap && exec_folio_pmd_fits(in))
+		return in->pmd_order;
+
+	order = in->arch_order ? in->arch_order :
+				 exec_folio_order_64k(in->page_shift);
+	if (in->low_memory)
+		order = min(order, exec_folio_order_64k(in->page_shift));
+	order = min(order, cap);
+	while (order && (1UL << order) > pages)
+		order--;
+	return order < EXEC_FOLIO_MIN_ORDER ? 0 : order;
+}
+
+/**
+ * exec_folio_decide - Choose the folio order for a text page fault.
+ * @in: Everything the decision depends on.
+ *
+ * Return: an order in [0, exec_folio_cap()]; 0 means the ordinary
+ * read-around.
+ */
+unsigned int exec_folio_decide(const struct exec_folio_input *in)
+{
+	unsigned int policy = exec_folio_effective(in->global, in->local);
+	unsigned int cap = exec_folio_cap(in->page_shift, in->pmd_order,
+					  in->mapping_max_order);
+
+	switch (EXEC_FOLIO_POLICY_MODE(policy)) {
+	case EXEC_FOLIO_ARCH:
+		return min(in->arch_order, cap);
+	case EXEC_FOLIO_AUTO:
+		return exec_folio_auto(in, cap);
+	case EXEC_FOLIO_ORDER:
+		return min(EXEC_FOLIO_POLICY_ORDER(policy), cap);
+	default:
+		return 0;
+	}
+}
+
+/* Free memory of the local node against the sum of its high watermarks. */
+static bool exec_folio_node_low(void)
+{
+	pg_data_t *pgdat = NODE_DATA(numa_node_id());
+	unsigned long free = 0, high = 0;
+	int i;
+
+	for (i = 0; i < MAX_NR_ZONES; i++) {
+		struct zone *zone = &pgdat->node_zones[i];
+
+		if (!managed_zone(zone))
+			continue;
+		free += zone_page_state(zone, NR_FREE_PAGES);
+		high += high_wmark_pages(zone);
+	}
+	return free < high;
+}
+
+/**
+ * exec_folio_fault_order - The folio order for a page fault on text.
+ * @vma: The executable file VMA; the caller holds its mmap or VMA lock.
+ *
+ * Takes no lock: the policies are read with READ_ONCE().
+ *
+ * Return: the order to read text into, 0 for the ordinary read-around.
+ */
+unsigned int exec_folio_fault_order(struct vm_area_struct *vma)
+{
+	struct exec_folio_input in = {
+		.global = READ_ONCE(exec_folio_global_policy),
+		.local = READ_ONCE(vma->vm_mm->exec_folio_policy),
+		.arch_order = exec_folio_order(),
+		.page_shift = PAGE_SHIFT,
+		.pmd_order = PMD_ORDER,
+		.mapping_max_order =
+			mapping_max_folio_order(vma->vm_file->f_mapping),
+		.vm_start = vma->vm_start,
+		.vm_end = vma->vm_end,
+		.vm_pgoff = vma->vm_pgoff,
+	};
+	unsigned int policy = exec_folio_effective(in.global, in.local);
+
+	/* Only "auto" looks at memory pressure; skip the zone walk otherwise. */
+	if (EXEC_FOLIO_POLICY_MODE(policy) == EXEC_FOLIO_AUTO)
+		in.low_memory = exec_folio_node_low();
+	return exec_folio_decide(&in);
+}
+
+/**
+ * exec_folio_max_order - The largest order this kernel accepts.
+ *
+ * The cap for a filesystem with the largest folios the page cache has;
+ * explicit sizes above it are refused by the knob and the prctl.
+ *
+ * Return: the order.
+ */
+unsigned int exec_folio_max_order(void)
+{
+	return exec_folio_cap(PAGE_SHIFT, PMD_ORDER, MAX_PAGECACHE_ORDER);
+}
+
+/**
+ * exec_folio_format - Write a policy as the word the knob uses.
+ * @policy: The policy.
+ * @page_shift: The base page shift, to turn an order into a size.
+ * @buf: Where to write.
+ * @len: Size of @buf.
+ *
+ * Modes are written as "inherit", "never", "arch" or "auto"; an explicit
+ * order as its folio size, "64K" or "2M".
+ *
+ * Return: the length written, as snprintf().
+ */
+int exec_folio_format(unsigned int policy, unsigned int page_shift,
+		      char *buf, size_t len)
+{
+	static const char * const names[] = {
+		[EXEC_FOLIO_INHERIT] = "inherit",
+		[EXEC_FOLIO_NEVER] = "never",
+		[EXEC_FOLIO_ARCH] = "arch",
+		[EXEC_FOLIO_AUTO] = "auto",
+	};
+	unsigned int mode = EXEC_FOLIO_POLICY_MODE(policy);
+	unsigned long size;
+
+	if (mode != EXEC_FOLIO_ORDER)
+		return snprintf(buf, len, "%s",
+				mode < ARRAY_SIZE(names) ? names[mode] : "?");
+	size = 1UL << (EXEC_FOLIO_POLICY_ORDER(policy) + page_shift);
+	if (size >= SZ_1M)
+		return snprintf(buf, len, "%luM", size >> 20);
+	return snprintf(buf, len, "%luK", size >> 10);
+}
+
+#ifdef CONFIG_EXEC_FOLIO_KUNIT_TEST
+#include "exec_folio_kunit.c"
+#endif

@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for the exec folio decision.  Included from exec_folio.c.
+ *
+ * Each case is one set of inputs with the order it must give, for 4K,
+ * 16K and 64K base pages whatever the page size of the running kernel.
+ */
+
+#include <kunit/test.h>
+
+#define P(mode, order)	EXEC_FOLIO_POLICY(EXEC_FOLIO_##mode, order)
+
+struct exec_folio_case {
+	const char *name;
+	unsigned int global;
+	unsigned int local;
+	unsigned int arch_order;
+	unsigned int page_shift;
+	unsigned int mapping_max_order;
+	unsigned long vm_start;
+	unsigned long vm_end;
+	unsigned long vm_pgoff;
+	bool low_memory;
+	unsigned int want;
+};
+
+/* An ordinary static x86_64 text segment: 2.6M at 0x401000, file page 1. */
+#define TEXT_2_6M	0x401000UL, 0x401000UL + 0x299000UL, 1
+/* A 4M text segment that is 2M aligned in memory and in the file. */
+#define TEXT_4M_PMD	0x400000UL, 0x800000UL, 0x400000UL >> 12
+
+static const struct exec_folio_case exec_folio_cases[] = {
+	/* global modes, 4K pages */
+	{ "never", P(NEVER, 0), P(INHERIT, 0), 4, 12, 9, TEXT_2_6M, false, 0 },
+	{ "arch-none", P(ARCH, 0), P(INHERIT, 0), 0, 12, 9, TEXT_2_6M, false, 0 },
+	{ "arch-64k", P(ARCH, 0), P(INHERIT, 0), 4, 12, 9, TEXT_2_6M, false, 4 },
+	{ "arch-fs-small", P(ARCH, 0), P(INHERIT, 0), 4, 12, 2, TEXT_2_6M, false, 2 },
+	{ "arch-fs-none", P(ARCH, 0), P(INHERIT, 0), 4, 12, 0, TEXT_2_6M, false, 0 },
+	{ "order-16k", P(ORDER, 2), P(INHERIT, 0), 0, 12, 9, TEXT_2_6M, false, 2 },
+	{ "order-64k", P(ORDER, 4), P(INHERIT, 0), 0, 12, 9, TEXT_2_6M, false, 4 },
+	{ "order-2m", P(ORDER, 9), P(INHERIT, 0), 0, 12, 9, TEXT_2_6M, false, 9 },
+	{ "order-fs-cap", P(ORDER, 9), P(INHERIT, 0), 0, 12, 5, TEXT_2_6M, false, 5 },
+	/* process overrides */
+	{ "local-order", P(ARCH, 0), P(ORDER, 4), 0, 12, 9, TEXT_2_6M, false, 4 },
+	{ "local-never", P(AUTO, 0), P(NEVER, 0), 0, 12, 9, TEXT_2_6M, false, 0 },
+	{ "local-auto", P(ARCH, 0), P(AUTO, 0), 0, 12, 9, TEXT_2_6M, false, 4 },
+	{ "local-arch", P(ORDER, 9), P(ARCH, 0), 4, 12, 9, TEXT_2_6M, false, 4 },
+	{ "global-never-wins", P(NEVER, 0), P(ORDER, 4), 4, 12, 9, TEXT_2_6M, false, 0 },
+	{ "global-never-wins-auto", P(NEVER, 0), P(AUTO, 0), 4, 12, 9, TEXT_4M_PMD, false, 0 },
+	/* auto by size and alignment, 4K pages */
+	{ "auto-pmd", P(AUTO, 0), P(INHERIT, 0), 0, 12, 9, TEXT_4M_PMD, false, 9 },
+	{ "auto-pmd-low-memory", P(AUTO, 0), P(INHERIT, 0), 0, 12, 9, TEXT_4M_PMD, true, 4 },
+	{ "auto-pmd-fs-small", P(AUTO, 0), P(INHERIT, 0), 0, 12, 4, TEXT_4M_PMD, false, 4 },
+	{ "auto-no-whole-pmd", P(AUTO, 0), P(INHERIT, 0), 0, 12, 9, TEXT_2_6M, false, 4 },
+	{ "auto-pmd-offset-skew", P(AUTO, 0), P(INHERIT, 0), 0, 12, 9,
+	  0x400000UL, 0x800000UL, 1, false, 4 },
+	{ "auto-pmd-address-skew", P(AUTO, 0), P(INHERIT, 0), 0, 12, 9,
+	  0x401000UL, 0xa01000UL, 0, false, 4 },
+	{ "auto-exactly-2m", P(AUTO, 0), P(INHERIT, 0), 0, 12, 9,
+	  0x200000UL, 0x400000UL, 0, false, 9 },
+	{ "auto-just-under-2m", P(AUTO, 0), P(INHERIT, 0), 0, 12, 9,
+	  0x200000UL, 0x3ff000UL, 0, false, 4 },
+	{ "auto-just-over-64k", P(AUTO, 0), P(INHERIT, 0), 0, 12, 9,
+	  0x401000UL, 0x412000UL, 1, false, 4 },
+	{ "auto-just-under-64k", P(AUTO, 0), P(INHERIT, 0), 0, 12, 9,
+	  0x401000UL, 0x410000UL, 1, false, 3 },
+	{ "auto-16k", P(AUTO, 0), P(INHERIT, 0), 0, 12, 9,
+	  0x401000UL, 0x405000UL, 1, false, 2 },
+	{ "auto-tiny", P(AUTO, 0), P(INHERIT, 0), 0, 12, 9,
+	  0x401000UL, 0x403000UL, 1, false, 0 },
+	{ "auto-arch-64k", P(AUTO, 0), P(INHERIT, 0), 4, 12, 9, TEXT_2_6M, false, 4 },
+	/* 16K pages: PMD is 32M, contpte is 2M (order 7) */
+	{ "16k-arch", P(ARCH, 0), P(INHERIT, 0), 7, 14, 11,
+	  0x400000UL, 0x2400000UL, 0, false, 7 },
+	{ "16k-auto", P(AUTO, 0), P(INHERIT, 0), 7, 14, 11,
+	  0x2000000UL, 0x6000000UL, 0, false, 7 },
+	{ "16k-auto-low-memory", P(AUTO, 0), P(INHERIT, 0), 7, 14, 11,
+	  0x2000000UL, 0x6000000UL, 0, true, 2 },
+	{ "16k-order-capped-2m", P(ORDER, 11), P(INHERIT, 0), 0, 14, 11,
+	  0x400000UL, 0x2400000UL, 0, false, 7 },
+	{ "16k-auto-tiny", P(AUTO, 0), P(INHERIT, 0), 7, 14, 11,
+	  0x400000UL, 0x404000UL, 0, false, 0 },
+	/* 64K pages: PMD is 512M, contpte is 2M (order 5) */
+	{ "64k-arch", P(ARCH, 0), P(INHERIT, 0), 5, 16, 13,
+	  0x400000UL, 0x2400000UL, 0, false, 5 },
+	{ "64k-auto", P(AUTO, 0), P(INHERIT, 0), 5, 16, 13,
+	  0x400000UL, 0x2400000UL, 0, false, 5 },
+	{ "64k-auto-no-arch", P(AUTO, 0), P(INHERIT, 0), 0, 16, 13,
+	  0x400000UL, 0x2400000UL, 0, false, 0 },
+	{ "64k-auto-low-memory", P(AUTO, 0), P(INHERIT, 0), 5, 16, 13,
+	  0x400000UL, 0x2400000UL, 0, true, 0 },
+	{ "64k-order-capped-2m", P(ORDER, 13), P(INHERIT, 0), 0, 16, 13,
+	  0x400000UL, 0x2400000UL, 0, false, 5 },
+	{ "64k-auto-1m-text", P(AUTO, 0), P(INHERIT, 0), 5, 16, 13,
+	  0x400000UL, 0x500000UL, 0, false, 4 },
+};
+
+static void exec_folio_case_desc(const struct exec_folio_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(exec_folio, exec_folio_cases, exec_folio_case_desc);
+
+static void exec_folio_test_decide(struct kunit *test)
+{
+	const struct exec_folio_case *c = test->param_value;
+	struct exec_folio_input in = {
+		.global = c->global,
+		.local = c->local,
+		.arch_order = c->arch_order,
+		.page_shift = c->page_shift,
+		.pmd_order = c->page_shift - 3,
+		.mapping_max_order = c->mapping_max_order,
+		.vm_start = c->vm_start,
+		.vm_end = c->vm_end,
+		.vm_pgoff = c->vm_pgoff,
+		.low_memory = c->low_memory,
+	};
+	unsigned int order = exec_folio_decide(&in);
+
+	KUNIT_EXPECT_EQ(test, order, c->want);
+	/* Whatever the inputs, never above the PMD, the mapping, or 2M. */
+	KUNIT_EXPECT_LE(test, order, exec_folio_cap(in.page_shift, in.pmd_order,
+						    in.mapping_max_order));
+	KUNIT_EXPECT_LE(test, 1UL << (order + in.page_shift), (unsigned long)SZ_2M);
+}
+
+static void exec_folio_test_cap(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, exec_folio_cap(12, 9, 9), 9U);
+	KUNIT_EXPECT_EQ(test, exec_folio_cap(12, 9, 0), 0U);
+	KUNIT_EXPECT_EQ(test, exec_folio_cap(14, 11, 11), 7U);
+	KUNIT_EXPECT_EQ(test, exec_folio_cap(16, 13, 13), 5U);
+	KUNIT_EXPECT_LE(test, exec_folio_max_order(), (unsigned int)PMD_ORDER);
+}
+
+static void exec_folio_test_format(struct kunit *test)
+{
+	char buf[16];
+
+	exec_folio_format(P(INHERIT, 0), 12, buf, sizeof(buf));
+	KUNIT_EXPECT_STREQ(test, buf, "inherit");
+	exec_folio_format(P(NEVER, 0), 12, buf, sizeof(buf));
+	KUNIT_EXPECT_STREQ(test, buf, "never");
+	exec_folio_format(P(AUTO, 0), 12, buf, sizeof(buf));
+	KUNIT_EXPECT_STREQ(test, buf, "auto");
+	exec_folio_format(P(ORDER, 2), 12, buf, sizeof(buf));
+	KUNIT_EXPECT_STREQ(test, buf, "16K");
+	exec_folio_format(P(ORDER, 9), 12, buf, sizeof(buf));
+	KUNIT_EXPECT_STREQ(test, buf, "2M");
+	exec_folio_format(P(ORDER, 2), 16, buf, sizeof(buf));
+	KUNIT_EXPECT_STREQ(test, buf, "256K");
+}
+
+static struct kunit_case exec_folio_test_cases[] = {
+	KUNIT_CASE_PARAM(exec_folio_test_decide, exec_folio_gen_params),
+	KUNIT_CASE(exec_folio_test_cap),
+	KUNIT_CASE(exec_folio_test_format),
+	{}
+};
+
+static struct kunit_suite exec_folio_test_suite = {
+	.name = "exec_folio",
+	.test_cases = exec_folio_test_cases,
+};
+kunit_test_suite(exec_folio_test_suite);
+
+#undef P

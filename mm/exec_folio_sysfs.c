@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The global exec folio policy: /sys/kernel/mm/transparent_hugepage/exec_order
+ * and the exec_order= kernel command line parameter.
+ *
+ * The knob accepts "never", "arch", "auto" and one word per folio size
+ * this kernel can use for text ("16K" ... "2M" with 4K pages), lists them
+ * all with the active one in brackets, and refuses anything else with
+ * -EINVAL, keeping the old value.
+ */
+
+#define pr_fmt(fmt) "exec_folio: " fmt
+
+#include <linux/exec_folio.h>
+#include <linux/init.h>
+#include <linux/kobject.h>
+#include <linux/printk.h>
+#include <linux/string.h>
+#include <linux/sysfs.h>
+
+/* Long enough for every word: "inherit", "512K". */
+#define EXEC_FOLIO_WORD_LEN	16
+
+/*
+ * The @i-th policy the knob accepts, in the order the knob lists them:
+ * the modes, then the explicit sizes from the smallest up to @max_order.
+ */
+static bool exec_folio_accepted(unsigned int i, unsigned int max_order,
+				unsigned int *policy)
+{
+	static const enum exec_folio_mode modes[] = {
+		EXEC_FOLIO_NEVER, EXEC_FOLIO_ARCH, EXEC_FOLIO_AUTO,
+	};
+
+	if (i < ARRAY_SIZE(modes)) {
+		*policy = EXEC_FOLIO_POLICY(modes[i], 0);
+		return true;
+	}
+	i -= ARRAY_SIZE(modes);
+	if (EXEC_FOLIO_MIN_ORDER + i > max_order)
+		return false;
+	*policy = EXEC_FOLIO_POLICY(EXEC_FOLIO_ORDER, EXEC_FOLIO_MIN_ORDER + i);
+	return true;
+}
+
+/**
+ * exec_folio_parse - Parse a word written to the exec_order knob.
+ * @buf: The word, optionally followed by a newline.
+ * @page_shift: The base page shift that sizes are relative to.
+ * @max_order: The largest explicit order accepted.
+ * @policy: Where to store the policy.
+ *
+ * Return: 0, or -EINVAL if @buf is not exactly one accepted word; then
+ * @policy is left alone.
+ */
+int exec_folio_parse(const char *buf, unsigned int page_shift,
+		     unsigned int max_order, unsigned int *policy)
+{
+	char word[EXEC_FOLIO_WORD_LEN];
+	unsigned int candidate, i;
+
+	for (i = 0; exec_folio_accepted(i, max_order, &candidate); i++) {
+		exec_folio_format(candidate, page_shift, word, sizeof(word));
+		if (sysfs_streq(buf, word)) {
+			*policy = candidate;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static ssize_t exec_order_show(struct kobject *kobj,
+			       struct kobj_attribute *attr, char *buf)
+{
+	unsigned int active = READ_ONCE(exec_folio_global_policy);
+	unsigned int max_order = exec_folio_max_order();
+	char word[EXEC_FOLIO_WORD_LEN];
+	unsigned int policy, i;
+	int len = 0;
+
+	for (i = 0; exec_folio_accepted(i, max_order, &policy); i++) {
+		exec_folio_format(policy, PAGE_SHIFT, word, sizeof(word));
+		len += sysfs_emit_at(buf, len, policy == active ? "%s[%s]" : "%s%s",
+				     i ? " " : "", word);
+	}
+	len += sysfs_emit_at(buf, len, "\n");
+	return len;
+}
+
+static ssize_t exec_order_store(struct kobject *kobj,
+				struct kobj_attribute *attr,
+				const char *buf, size_t count)
+{
+	unsigned int policy;
+	int err;
+
+	err = exec_folio_parse(buf, PAGE_SHIFT, exec_folio_max_order(), &policy);
+	if (err)
+		return err;
+	WRITE_ONCE(exec_folio_global_policy, policy);
+	return count;
+}
+
+struct kobj_attribute exec_order_attr =
+	__ATTR(exec_order, 0644, exec_order_show, exec_order_store);
+
+static int __init setup_exec_order(char *str)
+{
+	unsigned int policy;
+
+	if (exec_folio_parse(str, PAGE_SHIFT, exec_folio_max_order(), &policy)) {
+		pr_warn("ignoring invalid exec_order=%s\n", str);
+		return 1;
+	}
+	exec_folio_global_policy = policy;
+	return 1;
+}
+__setup("exec_order=", setup_exec_order);
+
+#ifdef CONFIG_EXEC_FOLIO_KUNIT_TEST
+#include "exec_folio_sysfs_kunit.c"
+#endif

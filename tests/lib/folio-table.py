@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""folio-table.py DISTFILE
+   folio-table.py --compare A B DISTFILE
+
+DISTFILE holds lines "<run> <label>: small=18.8 16K=75.6 ... pmd=0.0"
+(the "# folio-dist" lines of the guest tests, prefixed by the run).
+
+The first form prints the table of the seeds: the percentage of mapped
+text by folio size, one column per run and label.
+
+--compare checks that the "boot" measurement of run A and of run B agree
+within 5 percentage points in every folio size (the stock kernel against
+"never"), prints both, and exits 1 if they do not.
+"""
+import re
+import sys
+
+ORDER = ['small', '8K', '16K', '32K', '64K', '128K', '256K', '512K', '1M',
+         '2M', 'unaligned', 'partial', 'pmd', 'cont64K']
+LABELS = {'small': 'base page', 'unaligned': 'unaligned (any size)',
+          'partial': 'partially mapped', 'pmd': 'PMD-mapped (2M)',
+          'cont64K': 'contpte-able 64K blocks'}
+
+
+def parse(path):
+    runs = []
+    with open(path) as f:
+        for line in f:
+            m = re.match(r'(\S+) (\S+): (.*)', line.strip())
+            if not m:
+                continue
+            vals = dict(kv.split('=', 1) for kv in m.group(3).split())
+            vals.pop('resident', None)
+            runs.append((f'{m.group(1)}/{m.group(2)}',
+                         {k: float(v) for k, v in vals.items()}))
+    return runs
+
+
+def table(runs):
+    names = [n for n, _ in runs]
+    width = max([12] + [len(n) for n in names])
+    first = 24
+    out = ['text folios by size, % of'.ljust(first) + ' | ' +
+           ' | '.join(n.rjust(width) for n in names)]
+    out.append('-' * len(out[0]))
+    keys = [k for k in ORDER if any(k in v for _, v in runs)]
+    for k in keys:
+        label = LABELS.get(k, f'{k} folios (aligned)')
+        out.append(label.ljust(first) + ' | ' + ' | '.join(
+            f'{v.get(k, 0.0):{width}.1f}' for _, v in runs))
+    return '\n'.join(out)
+
+
+def main(argv):
+    if argv[1:2] == ['--compare']:
+        a, b, path = argv[2:5]
+        runs = dict(parse(path))
+        ra, rb = runs.get(f'{a}/boot'), runs.get(f'{b}/boot')
+        if ra is None or rb is None:
+            print(f'missing measurement for {a} or {b}')
+            return 1
+        print(table([(a, ra), (b, rb)]))
+        bad = [k for k in set(ra) | set(rb)
+               if abs(ra.get(k, 0.0) - rb.get(k, 0.0)) > 5.0]
+        if bad:
+            print('differ by more than 5 points:', ', '.join(sorted(bad)))
+            return 1
+        return 0
+    print(table(parse(argv[1])))
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv))

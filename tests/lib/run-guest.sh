@@ -1,0 +1,35 @@
+#!/bin/bash
+# run-guest.sh KERNEL INITRAMFS LOG [CMDLINE]
+#
+# Boot the test guest under QEMU (TCG: these machines have no KVM) with a
+# fresh XFS disk, and write its console to LOG.  The guest powers itself
+# off; one that hangs is killed after $GUEST_TIMEOUT seconds (default
+# 300) and the run reported as timed out.  Exit status: 0 when QEMU
+# exited by itself, 124 on timeout, else QEMU's.
+set -uo pipefail
+kernel=$1 initrd=$2 log=$3 cmdline=${4:-}
+arch=${GUEST_ARCH:-x86_64}
+timeout=${GUEST_TIMEOUT:-300}
+disk=$(mktemp --suffix=.xfs.img)
+trap 'rm -f "$disk"' EXIT
+truncate -s 512M "$disk"
+mkfs.xfs -q -f "$disk" || exit 1
+
+case "$arch" in
+x86_64)
+	qemu=(qemu-system-x86_64 -M pc -cpu max -m 1G)
+	console=ttyS0 ;;
+arm64)
+	qemu=(qemu-system-aarch64 -M virt -cpu max -m 1G)
+	console=ttyAMA0 ;;
+esac
+start=$(date +%s)
+timeout --kill-after=10 "$timeout" "${qemu[@]}" -accel tcg -smp 1 \
+	-nographic -no-reboot -nodefaults -serial stdio \
+	-kernel "$kernel" -initrd "$initrd" \
+	-drive "file=$disk,if=virtio,format=raw" \
+	-append "console=$console panic=-1 oops=panic $cmdline" \
+	< /dev/null > "$log" 2>&1
+rc=$?
+echo "run-guest: $(basename "$log"): QEMU exited with $rc after $(( $(date +%s) - start ))s" >&2
+exit $rc

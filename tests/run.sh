@@ -1,0 +1,148 @@
+#!/bin/bash
+# tests/run.sh [--with-stock]
+#
+# Every test of exec-folio, from a fresh Debian 12 machine, as root:
+# installs what it needs, builds the kernel tree from Debian's
+# linux-source-6.12 plus the series, checks the series with checkpatch,
+# builds the kernel, boots it under QEMU on an XFS disk, runs KUnit and
+# the guest tests, and judges everything from the console.
+#
+# --with-stock also builds and boots the unpatched kernel and checks that
+# "never" gives text the same folio sizes as stock 6.12 (slower; the
+# benchmark uses it too).
+#
+# Ends with "N passed, N failed, N skipped"; exit status 0 if none failed.
+set -uo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+build=$repo/build
+logs=$build/logs
+with_stock=0
+for a in "$@"; do
+	case "$a" in
+	--with-stock) with_stock=1 ;;
+	*) echo "usage: tests/run.sh [--with-stock]" >&2; exit 2 ;;
+	esac
+done
+mkdir -p "$logs"
+rm -f "$logs"/*.log "$build/folio-dist.txt"
+passed=0 failed=0 skipped=0
+t0=$(date +%s)
+
+# Add the "N passed, N failed, N skipped" of a sub-run to the totals.
+tally() {
+	local line
+	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$1" | tail -1)
+	if [ -z "$line" ]; then
+		echo "not ok - $2 printed no result"
+		failed=$((failed + 1))
+		return
+	fi
+	set -- $line
+	passed=$((passed + $1)) failed=$((failed + $3)) skipped=$((skipped + ${5:-0}))
+}
+
+# One check of our own: "ok - what" or "not ok - what".
+check() {
+	local what=$1
+	shift
+	if "$@" >> "$logs/checks.log" 2>&1; then
+		echo "ok - $what"
+		passed=$((passed + 1))
+	else
+		echo "not ok - $what (see $logs/checks.log)"
+		failed=$((failed + 1))
+	fi
+}
+
+phase() { echo "# $(date +%T) [$(( $(date +%s) - t0 ))s] $*"; }
+
+finish() {
+	phase "done"
+	[ -s "$build/folio-dist.txt" ] &&
+		python3 "$repo/tests/lib/folio-table.py" "$build/folio-dist.txt" | sed 's/^/# /'
+	echo "$passed passed, $failed failed, $skipped skipped"
+	[ "$failed" -eq 0 ]
+	exit $?
+}
+
+phase "installing dependencies"
+if ! "$repo/tests/lib/deps.sh" > "$logs/deps.log" 2>&1; then
+	check "dependencies install" false
+	finish
+fi
+
+phase "host tests (no kernel needed)"
+for t in "$repo"/tests/host/*.sh; do
+	[ -e "$t" ] || continue
+	name=$(basename "$t" .sh)
+	bash "$t" > "$logs/host-$name.log" 2>&1
+	grep -E '^(not )?ok ' "$logs/host-$name.log"
+	tally "$logs/host-$name.log" "host $name"
+done
+
+phase "kernel tree: Debian linux-source-6.12 + series"
+check "series applies to Debian's linux-source-6.12" \
+	"$repo/series/make-tree.sh" "$build/src"
+tree_ok=$?
+if [ -d "$build/src/.git" ]; then
+	bash "$repo/tests/lib/checkpatch-series.sh" "$build/src" "$build/series" \
+		> "$logs/checkpatch.log" 2>&1
+	grep -E '^(not )?ok ' "$logs/checkpatch.log"
+	tally "$logs/checkpatch.log" checkpatch
+fi
+
+phase "building the x86_64 kernel"
+if ! check "x86_64 kernel builds" "$repo/tests/lib/build-kernel.sh" \
+	"$build/src" "$build/obj-x86_64" "$repo/tests/config/x86_64.config"; then
+	tail -20 "$logs/checks.log" | sed 's/^/#   /'
+	finish
+fi
+grep 'built in' "$logs/checks.log" | tail -1 | sed 's/^/# /'
+
+phase "building the guest programs"
+progs=$build/guest-x86_64
+check "guest programs build" "$repo/tests/lib/build-guest-progs.sh" "$build/src" "$progs"
+
+# boot NAME KERNEL CMDLINE PLAN-LINES... : one guest run, judged.
+boot() {
+	local name=$1 kernel=$2 cmdline=$3
+	shift 3
+	printf '%s\n' "$@" > "$build/plan-$name"
+	"$repo/tests/lib/mkinitramfs.sh" "$build/initramfs-$name.cpio.gz" \
+		"$build/plan-$name" "$progs" || { check "initramfs $name" false; return; }
+	"$repo/tests/lib/run-guest.sh" "$kernel" "$build/initramfs-$name.cpio.gz" \
+		"$logs/guest-$name.log" "$cmdline" 2>> "$logs/boot-times.log"
+	python3 "$repo/tests/lib/parse-console.py" --prefix "$name" \
+		--dist "$build/folio-dist.txt" $KUNIT_EXPECT \
+		"$logs/guest-$name.log" > "$logs/result-$name.log"
+	grep -E '^(not )?ok |^#   ' "$logs/result-$name.log"
+	tally "$logs/result-$name.log" "guest $name"
+	tail -1 "$logs/boot-times.log" | sed 's/^/# /'
+}
+
+bz=$build/obj-x86_64/arch/x86/boot/bzImage
+selftest="EXEC_FOLIO_DIR=/mnt/exec-folio /tests/bin/exec_folio_test"
+phase "booting the patched kernel: KUnit and guest tests"
+KUNIT_EXPECT="--expect-kunit exec_folio --expect-kunit exec_folio_sysfs"
+boot x86_64 "$bz" "" "selftest $selftest"
+
+phase "booting with exec_order= on the command line"
+KUNIT_EXPECT=""
+boot cmdline-valid "$bz" "exec_order=2M" \
+	"cmdline-2m-active grep -q '\[2M\]' /sys/kernel/mm/transparent_hugepage/exec_order"
+boot cmdline-invalid "$bz" "exec_order=64k" \
+	"cmdline-bad-keeps-default grep -q '\[arch\]' /sys/kernel/mm/transparent_hugepage/exec_order" \
+	"cmdline-bad-warns dmesg | grep -q 'ignoring invalid exec_order=64k'"
+
+if [ "$with_stock" = 1 ]; then
+	phase "stock 6.12 for comparison"
+	check "stock tree" "$repo/series/make-tree.sh" "$build/stock-src" --stock
+	check "stock x86_64 kernel builds" "$repo/tests/lib/build-kernel.sh" \
+		"$build/stock-src" "$build/obj-stock" "$repo/tests/config/x86_64.config"
+	dist="$selftest -t boot_policy_distribution"
+	boot stock "$build/obj-stock/arch/x86/boot/bzImage" "" "stock-dist $dist"
+	boot never "$bz" "exec_order=never" "never-dist $dist"
+	check "order 0 (never) matches stock 6.12" python3 \
+		"$repo/tests/lib/folio-table.py" --compare stock never "$build/folio-dist.txt"
+fi
+finish

@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * How the resident pages of a mapping are backed by folios.
+ *
+ * For every present page, pagemap gives the PFN and kpageflags the flags
+ * of that PFN.  Pages of large folios (KPF_THP) are cut into runs whose
+ * addresses and PFNs both advance by one; inside a run each compound
+ * head starts a folio that lasts until the next head, and pages before
+ * the first head, or of a folio that goes on past the run, are partially
+ * mapped.  These are the definitions of tools/mm/thpmaps.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "folio_walk.h"
+
+#define PM_PRESENT		(1ULL << 63)
+#define PM_PFN_MASK		((1ULL << 55) - 1)
+#define KPF_ANON		(1ULL << 12)
+#define KPF_COMPOUND_HEAD	(1ULL << 15)
+#define KPF_COMPOUND_TAIL	(1ULL << 16)
+#define KPF_THP			(1ULL << 22)
+
+/* Entries read per pread(): one page's worth of pagemap or kpageflags. */
+#define FW_BATCH		512
+
+struct fw_page {
+	uint64_t vfn;
+	uint64_t pfn;
+	uint64_t flags;
+};
+
+int folio_walk_pmd_order(unsigned int page_shift)
+{
+	unsigned long long pmd_size = 0;
+	int order = 0;
+	FILE *f;
+
+	f = fopen("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size", "re");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%llu", &pmd_size) != 1)
+		pmd_size = 0;
+	fclose(f);
+	while ((1ULL << (page_shift + order)) < pmd_size)
+		order++;
+	if (!pmd_size || (1ULL << (page_shift + order)) != pmd_size) {
+		errno = EINVAL;
+		return -1;
+	}
+	return order;
+}
+
+int folio_walk_open(struct folio_walk *fw, pid_t pid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/pagemap", (int)pid);
+	fw->pagemap_fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fw->pagemap_fd < 0)
+		return -1;
+	fw->kpageflags_fd = open("/proc/kpageflags", O_RDONLY | O_CLOEXEC);
+	if (fw->kpageflags_fd < 0) {
+		int err = errno;
+
+		close(fw->pagemap_fd);
+		errno = err;
+		return -1;
+	}
+	return 0;
+}
+
+void folio_walk_close(struct folio_walk *fw)
+{
+	close(fw->pagemap_fd);
+	close(fw->kpageflags_fd);
+}
+
+static int read_entries(int fd, uint64_t index, uint64_t *buf, size_t nr)
+{
+	ssize_t want = nr * sizeof(*buf);
+	ssize_t got = pread(fd, buf, want, index * sizeof(*buf));
+
+	if (got == want)
+		return 0;
+	if (got >= 0)
+		errno = EIO;
+	return -1;
+}
+
+/* Present pages of [start, end) with their PFNs and flags; NULL on error. */
+static struct fw_page *read_pages(struct folio_walk *fw, unsigned long start,
+				  unsigned long end, size_t *nr_pages)
+{
+	uint64_t first = start >> fw->page_shift;
+	uint64_t nr = (end - start) >> fw->page_shift;
+	struct fw_page *pages = calloc(nr ? nr : 1, sizeof(*pages));
+	uint64_t buf[FW_BATCH];
+	size_t np = 0, i, j;
+
+	if (!pages)
+		return NULL;
+	for (i = 0; i < nr; i += FW_BATCH) {
+		size_t chunk = nr - i < FW_BATCH ? nr - i : FW_BATCH;
+
+		if (read_entries(fw->pagemap_fd, first + i, buf, chunk))
+			goto err;
+		for (j = 0; j < chunk; j++) {
+			if (!(buf[j] & PM_PRESENT))
+				continue;
+			pages[np].vfn = first + i + j;
+			pages[np].pfn = buf[j] & PM_PFN_MASK;
+			np++;
+		}
+	}
+	/* Flags in runs of consecutive PFNs, one read per run. */
+	for (i = 0; i < np; i = j) {
+		for (j = i + 1; j < np && j - i < FW_BATCH &&
+		     pages[j].pfn == pages[j - 1].pfn + 1; j++)
+			;
+		if (read_entries(fw->kpageflags_fd, pages[i].pfn, buf, j - i))
+			goto err;
+		for (size_t k = i; k < j; k++)
+			pages[k].flags = buf[k - i];
+	}
+	*nr_pages = np;
+	return pages;
+err:
+	free(pages);
+	return NULL;
+}
+
+static struct folio_counts *counts_of(struct folio_report *out,
+				      const struct fw_page *page)
+{
+	return page->flags & KPF_ANON ? &out->anon : &out->file;
+}
+
+static unsigned int floor_log2(uint64_t n)
+{
+	return 63 - __builtin_clzll(n);
+}
+
+/* One run of large-folio pages contiguous in address and PFN. */
+static int walk_run(struct folio_walk *fw, const struct fw_page *run,
+		    size_t n, struct folio_report *out)
+{
+	size_t head = 0, next, end = n, last = n;
+	uint64_t after;
+	unsigned int c;
+
+	while (head < n && !(run[head].flags & KPF_COMPOUND_HEAD))
+		head++;
+	counts_of(out, &run[0])->partial += head;
+	if (head < n) {
+		/* Does the last folio go on past the run? */
+		if (read_entries(fw->kpageflags_fd, run[n - 1].pfn + 1, &after, 1))
+			after = 0;
+		for (last = n - 1; !(run[last].flags & KPF_COMPOUND_HEAD); last--)
+			;
+		if (after & KPF_COMPOUND_TAIL) {
+			counts_of(out, &run[last])->partial += n - last;
+			end = last;
+		}
+	}
+	while (head < end) {
+		unsigned int order;
+		uint64_t nr;
+
+		for (next = head + 1; next < end &&
+		     !(run[next].flags & KPF_COMPOUND_HEAD); next++)
+			;
+		order = floor_log2(next - head);
+		nr = 1ULL << order;
+		if (order <= FW_MAX_ORDER) {
+			struct folio_counts *cnt = counts_of(out, &run[head]);
+
+			if (run[head].vfn % nr == 0)
+				cnt->aligned[order] += nr;
+			else
+				cnt->unaligned[order] += nr;
+		}
+		head = next;
+	}
+
+	for (c = 0; c < fw->nr_cont; c++) {
+		uint64_t nr = 1ULL << fw->cont_orders[c];
+		size_t i, k;
+
+		if (run[0].pfn % nr != run[0].vfn % nr)
+			continue;
+		i = (nr - run[0].vfn % nr) % nr;
+		for (; i + nr <= n; i += nr) {
+			for (k = i + 1; k < i + nr; k++)
+				if (run[k].flags & KPF_COMPOUND_HEAD)
+					break;
+			if (k == i + nr)
+				counts_of(out, &run[i])->cont[c] += nr;
+		}
+	}
+	return 0;
+}
+
+static void sub_clamped(uint64_t *v, uint64_t sub)
+{
+	*v = *v > sub ? *v - sub : 0;
+}
+
+/* PMD-mapped folios are counted apart, as thpmaps does. */
+static void account_pmd(struct folio_walk *fw, struct folio_counts *before,
+			struct folio_counts *cnt, uint64_t pmd_pages)
+{
+	unsigned int c;
+
+	if (fw->pmd_order <= FW_MAX_ORDER) {
+		uint64_t added = cnt->aligned[fw->pmd_order] -
+				 before->aligned[fw->pmd_order];
+
+		sub_clamped(&added, pmd_pages);
+		cnt->aligned[fw->pmd_order] = before->aligned[fw->pmd_order] + added;
+	}
+	for (c = 0; c < fw->nr_cont; c++) {
+		uint64_t added = cnt->cont[c] - before->cont[c];
+
+		sub_clamped(&added, pmd_pages);
+		cnt->cont[c] = before->cont[c] + added;
+	}
+	cnt->pmd_mapped += pmd_pages;
+}
+
+int folio_walk_vma(struct folio_walk *fw, const struct vma_info *vma,
+		   struct folio_report *out)
+{
+	uint64_t kb_pages = fw->page_shift - 10;
+	struct folio_report before = *out;
+	struct fw_page *pages;
+	size_t np = 0, i, j;
+
+	out->anon.resident += vma->anon_kb >> kb_pages;
+	out->file.resident += (vma->rss_kb - vma->anon_kb) >> kb_pages;
+	if (!vma->rss_kb)
+		return 0;
+	pages = read_pages(fw, vma->start, vma->end, &np);
+	if (!pages)
+		return -1;
+	for (i = 0; i < np; i++)
+		if (!(pages[i].flags & KPF_THP))
+			counts_of(out, &pages[i])->small++;
+	for (i = 0; i < np; i = j) {
+		if (!(pages[i].flags & KPF_THP)) {
+			j = i + 1;
+			continue;
+		}
+		for (j = i + 1; j < np && (pages[j].flags & KPF_THP) &&
+		     pages[j].vfn == pages[j - 1].vfn + 1 &&
+		     pages[j].pfn == pages[j - 1].pfn + 1; j++)
+			;
+		walk_run(fw, pages + i, j - i, out);
+	}
+	free(pages);
+	account_pmd(fw, &before.file, &out->file, vma->file_pmd_kb >> kb_pages);
+	account_pmd(fw, &before.anon, &out->anon, vma->anon_pmd_kb >> kb_pages);
+	return 0;
+}
+
+double folio_percent(const struct folio_counts *counts, uint64_t pages)
+{
+	return counts->resident ? 100.0 * pages / counts->resident : 0.0;
+}

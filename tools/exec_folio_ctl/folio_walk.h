@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * How the resident pages of a mapping are backed by folios, read from
+ * /proc/<pid>/pagemap and /proc/kpageflags.  The definitions are those
+ * of the kernel's tools/mm/thpmaps, so the numbers agree with it.
+ */
+#ifndef EXEC_FOLIO_FOLIO_WALK_H
+#define EXEC_FOLIO_FOLIO_WALK_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "proc_smaps.h"
+
+#define FW_MAX_ORDER	20
+#define FW_MAX_CONT	4
+
+/* Counts in base pages, for one kind of memory (file or anonymous). */
+struct folio_counts {
+	/*
+	 * Large folios wholly and contiguously mapped by PTEs, by order,
+	 * split by whether the mapping address is aligned to the folio
+	 * size.  PMD-mapped folios are not included here.
+	 */
+	uint64_t aligned[FW_MAX_ORDER + 1];
+	uint64_t unaligned[FW_MAX_ORDER + 1];
+	/* Pages of large folios that are not wholly, contiguously mapped. */
+	uint64_t partial;
+	/* Present pages that are not part of a large folio. */
+	uint64_t small;
+	/*
+	 * Pages in blocks of 1 << cont_orders[i] pages, aligned to the block
+	 * size in both address and PFN, within one folio and mapped by PTEs:
+	 * what arm64 can map with contiguous PTEs (contpte).
+	 */
+	uint64_t cont[FW_MAX_CONT];
+	/* Pages mapped by PMD (from smaps). */
+	uint64_t pmd_mapped;
+	/* All resident pages: the percentage base (smaps Rss). */
+	uint64_t resident;
+};
+
+struct folio_report {
+	struct folio_counts file;
+	struct folio_counts anon;
+};
+
+struct folio_walk {
+	int pagemap_fd;
+	int kpageflags_fd;
+	unsigned int page_shift;
+	unsigned int pmd_order;
+	unsigned int nr_cont;
+	unsigned int cont_orders[FW_MAX_CONT];
+};
+
+/* The order of a PMD mapping, from the THP sysfs; -1 with errno set. */
+int folio_walk_pmd_order(unsigned int page_shift);
+
+/*
+ * Open the pagemap of @pid and /proc/kpageflags (both need root to show
+ * PFNs).  Returns 0, or -1 with errno set.
+ */
+int folio_walk_open(struct folio_walk *fw, pid_t pid);
+void folio_walk_close(struct folio_walk *fw);
+
+/*
+ * Add up how @vma's resident pages are backed into @out (which the
+ * caller zeroes, so that mappings can be rolled up).  Returns 0, or -1
+ * with errno set.
+ */
+int folio_walk_vma(struct folio_walk *fw, const struct vma_info *vma,
+		   struct folio_report *out);
+
+/* Percent of @pages in @counts->resident, 0 if nothing is resident. */
+double folio_percent(const struct folio_counts *counts, uint64_t pages);
+
+#endif

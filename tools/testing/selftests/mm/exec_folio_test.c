@@ -1,0 +1,654 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Tests of the exec folio policy: text faulted from a filesystem with
+ * large folios (XFS) lands in folios of the size the policy picks.
+ *
+ * The helpers are looked up in $EXEC_FOLIO_DIR, which must be on a
+ * filesystem with large folio support:
+ *   bigtext     a static binary with about 3M of text at 0x401000 that
+ *               faults all of it in and stops itself with --stop
+ *   bigtext-2m  the same linked with 2M segment alignment
+ *   tinytext    a binary with a few hundred bytes of text
+ *
+ * Folio sizes are read back through /proc/<pid>/pagemap and
+ * /proc/kpageflags by the folio walk of tools/exec_folio_ctl, the same
+ * code "exec_folio_ctl report" uses.  Needs root.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../kselftest_harness.h"
+#include "../../../exec_folio_ctl/folio_walk.h"
+#include "../../../exec_folio_ctl/proc_smaps.h"
+
+#ifndef PR_SET_EXEC_FOLIO_ORDER
+#define PR_SET_EXEC_FOLIO_ORDER		82
+#define PR_GET_EXEC_FOLIO_ORDER		83
+#define PR_EXEC_FOLIO_INHERIT		0
+#define PR_EXEC_FOLIO_NEVER		1
+#define PR_EXEC_FOLIO_ARCH		2
+#define PR_EXEC_FOLIO_AUTO		3
+#define PR_EXEC_FOLIO_ORDER		4
+#define PR_EXEC_FOLIO_ORDER_SHIFT	8
+#endif
+
+#define KNOB "/sys/kernel/mm/transparent_hugepage/exec_order"
+
+static unsigned int page_shift(void)
+{
+	return __builtin_ctzl(sysconf(_SC_PAGESIZE));
+}
+
+static const char *helper(const char *name)
+{
+	static char path[PATH_MAX];
+	const char *dir = getenv("EXEC_FOLIO_DIR");
+
+	snprintf(path, sizeof(path), "%s/%s", dir ? dir : ".", name);
+	return path;
+}
+
+static bool have_knob(void)
+{
+	return access(KNOB, F_OK) == 0;
+}
+
+/* Write @val to the knob; 0 or -errno. */
+static int knob_write(const char *val)
+{
+	int fd = open(KNOB, O_WRONLY);
+	ssize_t n;
+	int err;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, strlen(val));
+	err = n < 0 ? -errno : 0;
+	close(fd);
+	return err;
+}
+
+/* The whole knob, and the active word (the one in brackets). */
+static int knob_read(char *all, size_t len, char *active, size_t alen)
+{
+	char *open_br, *close_br;
+	int fd = open(KNOB, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, all, len - 1);
+	close(fd);
+	if (n <= 0)
+		return -EIO;
+	all[n] = '\0';
+	open_br = strchr(all, '[');
+	close_br = open_br ? strchr(open_br, ']') : NULL;
+	if (!close_br || (size_t)(close_br - open_br) > alen)
+		return -EINVAL;
+	snprintf(active, alen, "%.*s", (int)(close_br - open_br - 1), open_br + 1);
+	return 0;
+}
+
+static void drop_caches(void)
+{
+	int fd = open("/proc/sys/vm/drop_caches", O_WRONLY);
+
+	sync();
+	if (fd >= 0) {
+		if (write(fd, "3", 1) != 1)
+			perror("drop_caches");
+		close(fd);
+	}
+}
+
+/* Exec @path with --stop from a cold page cache; the stopped child's pid. */
+static pid_t spawn_stopped(const char *path)
+{
+	int status;
+	pid_t pid;
+
+	drop_caches();
+	pid = fork();
+	if (pid == 0) {
+		execl(path, path, "--stop", (char *)NULL);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &status, WUNTRACED) != pid ||
+	    !WIFSTOPPED(status))
+		return -1;
+	return pid;
+}
+
+static void reap(pid_t pid)
+{
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+struct text_walk {
+	struct folio_walk fw;
+	const char *path;
+	struct folio_report report;
+	struct vma_info text;
+	int nr_text;
+};
+
+static int text_vma(const struct vma_info *vma, void *arg)
+{
+	struct text_walk *tw = arg;
+
+	if (vma->perms[2] != 'x' || strcmp(vma->path, tw->path))
+		return 0;
+	tw->text = *vma;
+	tw->nr_text++;
+	return folio_walk_vma(&tw->fw, vma, &tw->report);
+}
+
+/* Walk the executable mappings of @path in @pid. */
+static int text_report(pid_t pid, const char *path, struct text_walk *tw)
+{
+	int ret;
+
+	memset(tw, 0, sizeof(*tw));
+	tw->path = path;
+	tw->fw.page_shift = page_shift();
+	tw->fw.pmd_order = folio_walk_pmd_order(tw->fw.page_shift);
+	tw->fw.nr_cont = 1;
+	tw->fw.cont_orders[0] = 16 - tw->fw.page_shift;	/* 64K blocks */
+	if (folio_walk_open(&tw->fw, pid))
+		return -1;
+	ret = smaps_foreach(pid, text_vma, tw);
+	folio_walk_close(&tw->fw);
+	return ret || tw->nr_text != 1 ? -1 : 0;
+}
+
+/* Percent of the text in folios of exactly @order (aligned, PTE or PMD). */
+static double pct_order(const struct text_walk *tw, unsigned int order)
+{
+	const struct folio_counts *c = &tw->report.file;
+	uint64_t pages = c->aligned[order];
+
+	if (order == tw->fw.pmd_order)
+		pages += c->pmd_mapped;
+	return folio_percent(c, pages);
+}
+
+/*
+ * One line a run, for the harness on the host to build the folio size
+ * table: "# folio-dist <label>: <size>=<percent> ...".
+ */
+static void print_dist(const char *label, const struct text_walk *tw)
+{
+	const struct folio_counts *c = &tw->report.file;
+	unsigned int o, max = tw->fw.pmd_order;
+	char line[512];
+	int n;
+
+	n = snprintf(line, sizeof(line), "# folio-dist %s: small=%.1f", label,
+		     folio_percent(c, c->small));
+	for (o = 1; o <= max && o <= FW_MAX_ORDER; o++) {
+		unsigned long kb = (1UL << (o + tw->fw.page_shift)) >> 10;
+		double p = pct_order(tw, o);
+
+		if (p >= 0.05)
+			n += snprintf(line + n, sizeof(line) - n, " %luK=%.1f", kb, p);
+	}
+	for (o = 1, max = 0; o <= FW_MAX_ORDER; o++)
+		max += c->unaligned[o];
+	snprintf(line + n, sizeof(line) - n,
+		 " unaligned=%.1f partial=%.1f pmd=%.1f cont64K=%.1f resident=%luK",
+		 folio_percent(c, max), folio_percent(c, c->partial),
+		 folio_percent(c, c->pmd_mapped), folio_percent(c, c->cont[0]),
+		 (unsigned long)(c->resident << tw->fw.page_shift) >> 10);
+	printf("%s\n", line);
+	fflush(stdout);
+}
+
+/* Exec @name cold under the current policy; walk, print and reap. */
+static int measure(const char *name, const char *label, struct text_walk *tw)
+{
+	const char *path = helper(name);
+	char real[PATH_MAX];
+	pid_t pid;
+	int ret;
+
+	if (!realpath(path, real))
+		return -1;
+	pid = spawn_stopped(real);
+	if (pid < 0)
+		return -1;
+	ret = text_report(pid, real, tw);
+	reap(pid);
+	if (!ret)
+		print_dist(label, tw);
+	return ret;
+}
+
+FIXTURE(policy) {
+	char saved[32];
+};
+
+FIXTURE_SETUP(policy)
+{
+	char all[256];
+
+	if (getuid() != 0)
+		SKIP(return, "needs root");
+	if (!have_knob())
+		SKIP(return, "this kernel has no " KNOB);
+	ASSERT_EQ(knob_read(all, sizeof(all), self->saved, sizeof(self->saved)), 0);
+	if (access(helper("bigtext"), X_OK))
+		SKIP(return, "no helper binaries in $EXEC_FOLIO_DIR");
+	ASSERT_EQ(prctl(PR_SET_EXEC_FOLIO_ORDER, PR_EXEC_FOLIO_INHERIT, 0, 0, 0), 0);
+}
+
+FIXTURE_TEARDOWN(policy)
+{
+	if (self->saved[0])
+		knob_write(self->saved);
+	prctl(PR_SET_EXEC_FOLIO_ORDER, PR_EXEC_FOLIO_INHERIT, 0, 0, 0);
+}
+
+/* The seed's case: 64K folios, as arm64 picks with 4K pages. */
+TEST_F(policy, text_in_64k_folios)
+{
+	struct text_walk tw;
+	unsigned int o64 = 16 - page_shift();
+
+	if (page_shift() >= 16)
+		SKIP(return, "64K is not a large folio with this page size");
+	ASSERT_EQ(knob_write("64K"), 0);
+	ASSERT_EQ(measure("bigtext", "64K", &tw), 0);
+	EXPECT_GE(pct_order(&tw, o64), 90.0);
+	/* Nothing larger than asked for. */
+	for (unsigned int o = o64 + 1; o <= FW_MAX_ORDER; o++) {
+		EXPECT_EQ(tw.report.file.aligned[o] + tw.report.file.unaligned[o], 0);
+	}
+}
+
+/* "never" is the ordinary read-around: no 64K folios or larger. */
+TEST_F(policy, never_is_read_around)
+{
+	struct text_walk tw;
+	double large = 0;
+
+	ASSERT_EQ(knob_write("never"), 0);
+	ASSERT_EQ(measure("bigtext", "never", &tw), 0);
+	for (unsigned int o = 16 - page_shift(); o <= FW_MAX_ORDER; o++)
+		large += pct_order(&tw, o);
+	EXPECT_LT(large, 5.0);
+}
+
+/*
+ * Percent of the text that whole, aligned folios of @order can cover: the
+ * VMA's tail is always in smaller ones.  bigtext-2m's text starts 2M
+ * aligned in the file and in memory, so only the tail is lost.
+ */
+static double pct_possible(const struct text_walk *tw, unsigned int order)
+{
+	uint64_t pages = (tw->text.end - tw->text.start) >> tw->fw.page_shift;
+
+	return folio_percent(&tw->report.file, pages >> order << order);
+}
+
+/* Every explicit size the knob lists ends up as the text's folio size. */
+TEST_F(policy, explicit_sizes)
+{
+	char all[256], active[32], *word, *save;
+	int sizes = 0;
+
+	ASSERT_EQ(knob_read(all, sizeof(all), active, sizeof(active)), 0);
+	for (word = strtok_r(all, " \n", &save); word;
+	     word = strtok_r(NULL, " \n", &save)) {
+		unsigned long kb;
+		unsigned int order;
+		struct text_walk tw;
+		char *end, clean[32];
+
+		snprintf(clean, sizeof(clean), "%s", word + (word[0] == '['));
+		clean[strcspn(clean, "]")] = '\0';
+		kb = strtoul(clean, &end, 10);
+		if (end == clean)
+			continue;	/* a mode */
+		if (*end == 'M')
+			kb <<= 10;
+		order = __builtin_ctzl(kb << 10) - page_shift();
+		ASSERT_EQ(knob_write(clean), 0);
+		ASSERT_EQ(measure("bigtext-2m", clean, &tw), 0);
+		EXPECT_GE(pct_order(&tw, order), 0.9 * pct_possible(&tw, order))
+			TH_LOG("%s: %.1f%% in order %u of %.1f%% possible", clean,
+			       pct_order(&tw, order), order, pct_possible(&tw, order));
+		sizes++;
+	}
+	EXPECT_GE(sizes, 1);
+}
+
+/* auto: PMD-mapped for 2M-aligned text of at least 2M. */
+TEST_F(policy, auto_pmd_for_aligned_text)
+{
+	struct text_walk tw;
+
+	ASSERT_EQ(knob_write("auto"), 0);
+	ASSERT_EQ(measure("bigtext-2m", "auto-2m-aligned", &tw), 0);
+	EXPECT_GT(tw.report.file.pmd_mapped, 0);
+	EXPECT_GE(tw.text.file_pmd_kb, 2048);
+}
+
+/* auto: 64K for ordinary text that cannot hold an aligned PMD. */
+TEST_F(policy, auto_64k_for_ordinary_text)
+{
+	struct text_walk tw;
+
+	if (page_shift() != 12)
+		SKIP(return, "the 64K expectation is for 4K pages");
+	ASSERT_EQ(knob_write("auto"), 0);
+	ASSERT_EQ(measure("bigtext", "auto-ordinary", &tw), 0);
+	EXPECT_GE(pct_order(&tw, 4), 90.0);
+	EXPECT_EQ(tw.report.file.pmd_mapped, 0);
+}
+
+/*
+ * auto: tiny text stays in small folios.  tinytext's file is 1M larger
+ * than its text, so a read that ignored the text VMA's size would show.
+ */
+TEST_F(policy, auto_small_for_tiny_text)
+{
+	struct text_walk tw;
+	uint64_t large = 0;
+
+	ASSERT_EQ(knob_write("auto"), 0);
+	ASSERT_EQ(measure("tinytext", "auto-tiny", &tw), 0);
+	for (unsigned int o = 16 - page_shift(); o <= FW_MAX_ORDER; o++)
+		large += tw.report.file.aligned[o] + tw.report.file.unaligned[o];
+	EXPECT_EQ(large, 0);
+	EXPECT_EQ(tw.report.file.pmd_mapped, 0);
+}
+
+/*
+ * The read never goes past the text VMA: bigtext-2m has about 1M of
+ * file padding between its text and its read-only data, and none of the
+ * padding right after the text may be in the page cache afterwards.
+ */
+TEST_F(policy, padding_after_text_not_read)
+{
+	unsigned long psize = sysconf(_SC_PAGESIZE), text_end, check;
+	const char *path = helper("bigtext-2m");
+	struct text_walk tw;
+	unsigned char *vec;
+	struct stat st;
+	void *map;
+	int fd;
+
+	ASSERT_EQ(knob_write("64K"), 0);
+	ASSERT_EQ(measure("bigtext-2m", "64K-padding", &tw), 0);
+	text_end = tw.text.pgoff + (tw.text.end - tw.text.start);
+	check = 256 << 10;
+
+	fd = open(path, O_RDONLY);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(fstat(fd, &st), 0);
+	ASSERT_GE((unsigned long)st.st_size, text_end + check);
+	map = mmap(NULL, st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+	ASSERT_NE(map, MAP_FAILED);
+	vec = calloc(st.st_size / psize + 1, 1);
+	ASSERT_NE(vec, NULL);
+	ASSERT_EQ(mincore(map, st.st_size, vec), 0);
+	for (unsigned long off = text_end; off < text_end + check; off += psize) {
+		EXPECT_EQ(vec[off / psize] & 1, 0)
+			TH_LOG("padding at file offset %#lx is cached", off);
+	}
+	free(vec);
+	munmap(map, st.st_size);
+	close(fd);
+}
+
+/* MADV_RANDOM does not switch large text folios off. */
+TEST_F(policy, exec_mapping_ignores_madv_random)
+{
+	const char *path = helper("bigtext-2m");
+	unsigned long psize = sysconf(_SC_PAGESIZE);
+	unsigned long len = 1UL << 20, off = 2UL << 20;
+	unsigned char *vec;
+	volatile char sum = 0;
+	char *map;
+	int fd;
+
+	ASSERT_EQ(knob_write("64K"), 0);
+	drop_caches();
+	fd = open(path, O_RDONLY);
+	ASSERT_GE(fd, 0);
+	map = mmap(NULL, len, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, off);
+	ASSERT_NE(map, MAP_FAILED);
+	ASSERT_EQ(madvise(map, len, MADV_RANDOM), 0);
+	sum += map[0];
+	vec = calloc(len / psize, 1);
+	ASSERT_NE(vec, NULL);
+	ASSERT_EQ(mincore(map, len, vec), 0);
+	/* One fault read the whole 64K folio (and the window), not one page. */
+	for (unsigned long i = 0; i < (64UL << 10) / psize; i++) {
+		EXPECT_EQ(vec[i] & 1, 1);
+	}
+	free(vec);
+	munmap(map, len);
+	close(fd);
+}
+
+/* Every word the knob lists can be written and reads back as active. */
+TEST_F(policy, knob_roundtrip)
+{
+	char all[256], copy[256], active[32], *word, *save;
+
+	ASSERT_EQ(knob_read(all, sizeof(all), active, sizeof(active)), 0);
+	ASSERT_NE(strstr(all, "never"), NULL);
+	ASSERT_NE(strstr(all, "arch"), NULL);
+	ASSERT_NE(strstr(all, "auto"), NULL);
+	memcpy(copy, all, sizeof(copy));
+	for (word = strtok_r(copy, " \n", &save); word;
+	     word = strtok_r(NULL, " \n", &save)) {
+		char clean[32], now[32];
+
+		snprintf(clean, sizeof(clean), "%s", word + (word[0] == '['));
+		clean[strcspn(clean, "]")] = '\0';
+		ASSERT_EQ(knob_write(clean), 0) TH_LOG("writing %s", clean);
+		ASSERT_EQ(knob_read(all, sizeof(all), now, sizeof(now)), 0);
+		EXPECT_STREQ(now, clean);
+	}
+}
+
+/* Bad words fail with EINVAL and leave the policy as it was. */
+TEST_F(policy, knob_rejects_invalid)
+{
+	static const char * const bad[] = {
+		"", "\n", "inherit", "Never", "never\n\n", " arch", "arch ",
+		"[auto]", "arch auto", "64k", "64KB", "65536", "4K", "8K", "48K",
+		"4M", "1G", "0", "-1", "\xff\xfe", "2M2M",
+	};
+	char all[256], before[32], after[32];
+
+	ASSERT_EQ(knob_write("auto"), 0);
+	ASSERT_EQ(knob_read(all, sizeof(all), before, sizeof(before)), 0);
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		int err = knob_write(bad[i]);
+
+		/* An empty write never reaches the store. */
+		if (!bad[i][0]) {
+			EXPECT_TRUE(err == 0 || err == -EINVAL);
+		} else {
+			EXPECT_EQ(err, -EINVAL) TH_LOG("\"%s\" was accepted", bad[i]);
+		}
+		ASSERT_EQ(knob_read(all, sizeof(all), after, sizeof(after)), 0);
+		EXPECT_STREQ(after, before);
+	}
+}
+
+/* Only root may change the global policy. */
+TEST_F(policy, knob_needs_root)
+{
+	char all[256], before[32], after[32];
+	int status;
+	pid_t pid;
+
+	ASSERT_EQ(knob_read(all, sizeof(all), before, sizeof(before)), 0);
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		if (setgid(65534) || setuid(65534))
+			_exit(2);
+		_exit(knob_write("never") == -EACCES ? 0 : 1);
+	}
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	EXPECT_EQ(WEXITSTATUS(status), 0);
+	ASSERT_EQ(knob_read(all, sizeof(all), after, sizeof(after)), 0);
+	EXPECT_STREQ(after, before);
+}
+
+static long get_policy(void)
+{
+	return prctl(PR_GET_EXEC_FOLIO_ORDER, 0, 0, 0, 0);
+}
+
+/* Bad prctl arguments fail with EINVAL and change nothing. */
+TEST_F(policy, prctl_rejects_invalid)
+{
+	static const unsigned long bad[][4] = {
+		{ 5, 0, 0, 0 },				/* unknown mode */
+		{ 99, 0, 0, 0 },
+		{ -1UL, 0, 0, 0 },
+		{ PR_EXEC_FOLIO_AUTO, 4, 0, 0 },	/* order with a mode */
+		{ PR_EXEC_FOLIO_NEVER, 1, 0, 0 },
+		{ PR_EXEC_FOLIO_ORDER, 0, 0, 0 },	/* orders out of range */
+		{ PR_EXEC_FOLIO_ORDER, 1, 0, 0 },
+		{ PR_EXEC_FOLIO_ORDER, 30, 0, 0 },
+		{ PR_EXEC_FOLIO_ORDER, -1UL, 0, 0 },
+		{ PR_EXEC_FOLIO_ORDER, 4, 1, 0 },	/* unused arguments */
+		{ PR_EXEC_FOLIO_ARCH, 0, 0, 1 },
+	};
+	long before;
+
+	ASSERT_EQ(prctl(PR_SET_EXEC_FOLIO_ORDER, PR_EXEC_FOLIO_ORDER,
+			16 - page_shift() > 1 ? 16 - page_shift() : 2, 0, 0), 0);
+	before = get_policy();
+	ASSERT_GE(before, 0);
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		errno = 0;
+		EXPECT_EQ(prctl(PR_SET_EXEC_FOLIO_ORDER, bad[i][0], bad[i][1],
+				bad[i][2], bad[i][3]), -1) {
+			TH_LOG("case %zu", i);
+		}
+		EXPECT_EQ(errno, EINVAL);
+		EXPECT_EQ(get_policy(), before);
+	}
+	errno = 0;
+	EXPECT_EQ(prctl(PR_GET_EXEC_FOLIO_ORDER, 1, 0, 0, 0), -1);
+	EXPECT_EQ(errno, EINVAL);
+}
+
+/* Status line of a process, "" if absent. */
+static void status_word(pid_t pid, char *word, size_t len)
+{
+	char path[64], line[256];
+	FILE *f;
+
+	word[0] = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "ExecFolioOrder: %31s", word) == 1)
+			break;
+	fclose(f);
+	(void)len;
+}
+
+/*
+ * A process's setting survives fork and execve: read back with
+ * PR_GET_EXEC_FOLIO_ORDER in a forked child, in /proc/<pid>/status of an
+ * exec'd one, and in the folio sizes of that one's text.
+ */
+TEST_F(policy, prctl_inherited_across_fork_and_exec)
+{
+	unsigned int o64 = 16 - page_shift();
+	long want = PR_EXEC_FOLIO_ORDER | (o64 << PR_EXEC_FOLIO_ORDER_SHIFT);
+	char word[32], real[PATH_MAX];
+	struct text_walk tw;
+	int status;
+	pid_t pid;
+
+	if (page_shift() >= 16)
+		SKIP(return, "64K is not a large folio with this page size");
+	ASSERT_EQ(knob_write("never"), 0);
+	ASSERT_EQ(knob_write("arch"), 0);
+	ASSERT_EQ(prctl(PR_SET_EXEC_FOLIO_ORDER, PR_EXEC_FOLIO_ORDER, o64, 0, 0), 0);
+	ASSERT_EQ(get_policy(), want);
+	status_word(getpid(), word, sizeof(word));
+	EXPECT_STREQ(word, "64K");
+
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0)
+		_exit(get_policy() == want ? 0 : 1);
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	EXPECT_EQ(WEXITSTATUS(status), 0);
+
+	ASSERT_NE(realpath(helper("bigtext"), real), NULL);
+	pid = spawn_stopped(real);
+	ASSERT_GT(pid, 0);
+	status_word(pid, word, sizeof(word));
+	EXPECT_STREQ(word, "64K");
+	ASSERT_EQ(text_report(pid, real, &tw), 0);
+	reap(pid);
+	print_dist("prctl-64K", &tw);
+	EXPECT_GE(pct_order(&tw, o64), 90.0);
+
+	ASSERT_EQ(prctl(PR_SET_EXEC_FOLIO_ORDER, PR_EXEC_FOLIO_INHERIT, 0, 0, 0), 0);
+	status_word(getpid(), word, sizeof(word));
+	EXPECT_STREQ(word, "inherit");
+}
+
+/* The global "never" wins over any process's setting. */
+TEST_F(policy, global_never_beats_prctl)
+{
+	unsigned int o64 = 16 - page_shift();
+	struct text_walk tw;
+	double large = 0;
+
+	if (page_shift() >= 16)
+		SKIP(return, "64K is not a large folio with this page size");
+	ASSERT_EQ(prctl(PR_SET_EXEC_FOLIO_ORDER, PR_EXEC_FOLIO_ORDER, o64, 0, 0), 0);
+	ASSERT_EQ(knob_write("never"), 0);
+	ASSERT_EQ(measure("bigtext", "never+prctl-64K", &tw), 0);
+	for (unsigned int o = o64; o <= FW_MAX_ORDER; o++)
+		large += pct_order(&tw, o);
+	EXPECT_LT(large, 5.0);
+}
+
+/*
+ * Measure the text under whatever policy the kernel booted with, on any
+ * kernel (also one without this feature): the host compares a stock
+ * kernel with "never" through these lines.
+ */
+TEST(boot_policy_distribution)
+{
+	struct text_walk tw;
+
+	if (getuid() != 0)
+		SKIP(return, "needs root");
+	if (access(helper("bigtext"), X_OK))
+		SKIP(return, "no helper binaries in $EXEC_FOLIO_DIR");
+	ASSERT_EQ(measure("bigtext", "boot", &tw), 0);
+}
+
+TEST_HARNESS_MAIN
