@@ -272,3 +272,22 @@ double folio_percent(const struct folio_counts *counts, uint64_t pages)
 {
 	return counts->resident ? 100.0 * pages / counts->resident : 0.0;
 }
+
+void folio_report_add(struct folio_report *to, const struct folio_report *from)
+{
+	struct folio_counts *t[] = { &to->file, &to->anon };
+	const struct folio_counts *f[] = { &from->file, &from->anon };
+
+	for (int k = 0; k < 2; k++) {
+		for (int i = 0; i <= FW_MAX_ORDER; i++) {
+			t[k]->aligned[i] += f[k]->aligned[i];
+			t[k]->unaligned[i] += f[k]->unaligned[i];
+		}
+		for (int i = 0; i < FW_MAX_CONT; i++)
+			t[k]->cont[i] += f[k]->cont[i];
+		t[k]->partial += f[k]->partial;
+		t[k]->small += f[k]->small;
+		t[k]->pmd_mapped += f[k]->pmd_mapped;
+		t[k]->resident += f[k]->resident;
+	}
+}

@@ -72,6 +72,9 @@ void folio_walk_close(struct folio_walk *fw);
 int folio_walk_vma(struct folio_walk *fw, const struct vma_info *vma,
 		   struct folio_report *out);
 
+/* Add every counter of @from to @to (rollups). */
+void folio_report_add(struct folio_report *to, const struct folio_report *from);
+
 /* Percent of @pages in @counts->resident, 0 if nothing is resident. */
 double folio_percent(const struct folio_counts *counts, uint64_t pages);
 

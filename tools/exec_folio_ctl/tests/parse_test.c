@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of exec_folio_ctl's parsers: sizes and modes, the knob's
+ * format, config lines and files, smaps lines.  Hostile input included:
+ * every bad input must give an error, none may crash or leak (run under
+ * valgrind by "make check").  TAP output, ends "N passed, N failed".
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "conf.h"
+#include "policy.h"
+#include "proc_smaps.h"
+
+static int passed, failed;
+
+static void check(int ok, const char *what, const char *input)
+{
+	char shown[48];
+	size_t n = 0;
+
+	/* Inputs are hostile: show them on one line, escaped. */
+	for (; *input && n < sizeof(shown) - 5; input++) {
+		unsigned char ch = *input;
+
+		n += snprintf(shown + n, sizeof(shown) - n,
+			      ch >= 0x20 && ch < 0x7f ? "%c" : "\\x%02x", ch);
+	}
+	shown[n] = '\0';
+	ok ? passed++ : failed++;
+	printf("%sok %d - %s \"%s\"\n", ok ? "" : "not ", passed + failed, what, shown);
+}
+
+static void test_sizes(void)
+{
+	static const struct {
+		const char *in;
+		unsigned long long bytes;
+	} good[] = {
+		{ "65536", 65536 }, { "64K", 65536 }, { "64k", 65536 },
+		{ "64KiB", 65536 }, { "64KB", 65536 }, { "2M", 2 << 20 },
+		{ "2m", 2 << 20 }, { "2MiB", 2 << 20 }, { "1G", 1ULL << 30 },
+		{ "16K", 16384 }, { "4096", 4096 },
+	};
+	static const char * const bad[] = {
+		"", "K", "-64K", "+64K", " 64K", "64K ", "64 K", "64KK", "64Ki",
+		"64kiBB", "0", "0K", "64T", "1.5M", "0x10000", "64K\n",
+		"18446744073709551616", "18446744073709551615K",
+		"99999999999999999999999999", "\xff\xfe", "64\x01K",
+	};
+	unsigned long long b;
+	char out[32];
+
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		check(parse_size(good[i].in, &b) == 0 && b == good[i].bytes,
+		      "size parses", good[i].in);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		check(parse_size(bad[i], &b) == -1, "bad size rejected", bad[i]);
+
+	format_size(65536, out, sizeof(out));
+	check(!strcmp(out, "64K"), "64K formats", out);
+	format_size(2 << 20, out, sizeof(out));
+	check(!strcmp(out, "2M"), "2M formats", out);
+	format_size(512 << 10, out, sizeof(out));
+	check(!strcmp(out, "512K"), "512K formats", out);
+}
+
+static void test_words(void)
+{
+	static const struct {
+		const char *in, *out;
+	} good[] = {
+		{ "never", "never" }, { "ARCH", "arch" }, { "Auto", "auto" },
+		{ "65536", "64K" }, { "64k", "64K" }, { "64KiB", "64K" },
+		{ "2048K", "2M" }, { "2m", "2M" }, { "inherit", "inherit" },
+	};
+	static const char * const bad[] = { "", "nev", "never\n", "always", "64 K", "[auto]" };
+	char out[KNOB_WORD_LEN];
+
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		check(normalize_word(good[i].in, out, sizeof(out)) == 0 &&
+		      !strcmp(out, good[i].out), "word normalizes", good[i].in);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		check(normalize_word(bad[i], out, sizeof(out)) == -1, "bad word rejected",
+		      bad[i]);
+	check(mode_from_word("never") == PR_EXEC_FOLIO_NEVER, "mode never", "never");
+	check(mode_from_word("64K") == -1, "size is no mode", "64K");
+}
+
+static void test_knob(void)
+{
+	static const char * const bad[] = {
+		"", "\n", "never arch auto\n", "[never] [arch]\n", "[]\n", "[never\n",
+		"never]\n", "[waytoolongawordforaknob]\n",
+		"a b c d e f g h i j k l m n o p q r s t u v w x y z A B C D E F [G]\n",
+	};
+	struct knob_state st;
+	char list[256];
+
+	check(knob_parse("never arch [auto] 16K 32K 64K 2M\n", &st) == 0 &&
+	      st.nr_words == 7 && st.active == 2 && !strcmp(st.words[5], "64K"),
+	      "knob parses", "never arch [auto] ...");
+	knob_list(&st, list, sizeof(list));
+	check(!strcmp(list, "never arch auto 16K 32K 64K 2M"), "knob lists", list);
+	check(knob_find(&st, "2M") == 6 && knob_find(&st, "4M") == -1, "knob finds", "2M");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		check(knob_parse(bad[i], &st) == -1, "bad knob text rejected", bad[i]);
+}
+
+static void test_policy_words(void)
+{
+	char out[32];
+
+	policy_word(PR_EXEC_FOLIO_ORDER | 4 << PR_EXEC_FOLIO_ORDER_SHIFT, 4096, out,
+		    sizeof(out));
+	check(!strcmp(out, "64K"), "order 4 is 64K", out);
+	policy_word(PR_EXEC_FOLIO_INHERIT, 4096, out, sizeof(out));
+	check(!strcmp(out, "inherit"), "inherit", out);
+	policy_word(-1, 4096, out, sizeof(out));
+	check(!strcmp(out, "unknown"), "error is unknown", out);
+	policy_word(77, 4096, out, sizeof(out));
+	check(!strcmp(out, "unknown"), "bad mode is unknown", out);
+}
+
+static void test_conf_lines(void)
+{
+	static const struct {
+		const char *in, *want;
+	} good[] = {
+		{ "exec_order = auto\n", "auto" }, { "exec_order=64k", "64K" },
+		{ "  exec_order\t=\t2M   # PMD text\n", "2M" }, { "# comment\n", "" },
+		{ "\n", "" }, { "   \t  \n", "" }, { "exec_order = NEVER", "never" },
+	};
+	static const char * const bad[] = {
+		"exec_order\n", "exec_order =\n", "exec_order = inherit\n",
+		"exec_order = 64 K\n", "exec_order = sometimes\n", "exec-order = auto\n",
+		"EXEC_ORDER = auto\n", "thp = always\n", "= auto\n", "auto\n",
+		"exec_order = 99999999999999999999999G\n",
+		"exec_order = aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n",
+	};
+	char err[160];
+	struct conf c;
+
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		memset(&c, 0, sizeof(c));
+		check(conf_parse_line(good[i].in, strlen(good[i].in), &c, 1, err,
+				      sizeof(err)) == 0 && !strcmp(c.exec_order, good[i].want),
+		      "config line parses", good[i].in);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		memset(&c, 0, sizeof(c));
+		check(conf_parse_line(bad[i], strlen(bad[i]), &c, 1, err, sizeof(err)) == -1 &&
+		      err[0] && !c.exec_order[0], "bad config line rejected", bad[i]);
+	}
+	memset(&c, 0, sizeof(c));
+	check(conf_parse_line("exec_order = auto", 17, &c, 1, err, sizeof(err)) == 0 &&
+	      conf_parse_line("exec_order = 2M", 15, &c, 2, err, sizeof(err)) == -1 &&
+	      !strcmp(c.exec_order, "auto") && strstr(err, "line 1"),
+	      "duplicate setting rejected, first kept", "exec_order twice");
+	check(conf_parse_line("exec_order = a\0uto", 18, &c, 3, err, sizeof(err)) == -1,
+	      "NUL byte rejected", "exec_order = a\\0uto");
+}
+
+static int write_file(const char *path, const char *data, size_t len)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f || fwrite(data, 1, len, f) != len)
+		return -1;
+	return fclose(f);
+}
+
+static void test_conf_files(void)
+{
+	char path[] = "/tmp/exec-folio-conf-XXXXXX";
+	char *huge = malloc(CONF_MAX_LINE * 4);
+	FILE *errs = fopen("/dev/null", "w");
+	struct conf c;
+	int fd = mkstemp(path);
+
+	if (fd < 0 || !huge || !errs) {
+		check(0, "temporary file", path);
+		return;
+	}
+	close(fd);
+	write_file(path, "# boot time\nexec_order = auto\n", 30);
+	check(conf_load(path, &c, errs) == 0 && !strcmp(c.exec_order, "auto") &&
+	      c.exec_order_line == 2, "config file loads", path);
+	write_file(path, "exec_order = auto\nbogus\nexec_order = 2M\n", 40);
+	check(conf_load(path, &c, errs) == 2, "two bad lines counted", path);
+	memset(huge, 'x', CONF_MAX_LINE * 4 - 1);
+	huge[CONF_MAX_LINE * 4 - 1] = '\n';
+	write_file(path, huge, CONF_MAX_LINE * 4);
+	check(conf_load(path, &c, errs) == 1, "overlong line rejected", "xxxx...");
+	for (int i = 0; i < CONF_MAX_LINE * 4; i++)
+		huge[i] = (char)(i * 131 + 7);
+	write_file(path, huge, CONF_MAX_LINE * 4);
+	check(conf_load(path, &c, errs) > 0, "garbage bytes rejected", "random bytes");
+	write_file(path, "", 0);
+	check(conf_load(path, &c, errs) == 0 && !c.exec_order[0], "empty file is fine", "");
+	unlink(path);
+	check(conf_load(path, &c, errs) == -1, "missing file is an error", path);
+	free(huge);
+	fclose(errs);
+}
+
+static void test_smaps(void)
+{
+	struct vma_info v;
+
+	check(smaps_parse_header("00400000-006fb000 r-xp 00001000 fd:01 1234   "
+				 "/mnt/exec folio/big text\n", &v) == 0 &&
+	      v.start == 0x400000 && v.end == 0x6fb000 && v.pgoff == 0x1000 &&
+	      !strcmp(v.perms, "r-xp") && !strcmp(v.path, "/mnt/exec folio/big text"),
+	      "smaps header with spaces in the path", "00400000-006fb000 ...");
+	check(smaps_parse_header("7ffd0000-7ffd1000 rw-p 00000000 00:00 0\n", &v) == 0 &&
+	      v.path[0] == '\0', "anonymous mapping", "7ffd0000-7ffd1000");
+	check(smaps_parse_header("Rss:  4 kB\n", &v) == -1, "counter is no header", "Rss:");
+	check(smaps_parse_header("00500000-00400000 r-xp 0 00:00 0\n", &v) == -1,
+	      "end before start rejected", "00500000-00400000");
+	check(smaps_parse_header("zzzz\n", &v) == -1, "garbage header rejected", "zzzz");
+	memset(&v, 0, sizeof(v));
+	check(smaps_parse_counter("Rss:                3004 kB\n", &v) == 0 && v.rss_kb == 3004,
+	      "Rss parses", "Rss: 3004 kB");
+	check(smaps_parse_counter("FilePmdMapped:  2048 kB\n", &v) == 0 &&
+	      smaps_parse_counter("ShmemPmdMapped:  0 kB\n", &v) == 0 &&
+	      v.file_pmd_kb == 2048, "PMD-mapped counters add", "FilePmdMapped");
+	check(smaps_parse_counter("VmFlags: rd ex mr mw me\n", &v) == 1,
+	      "VmFlags is known but unused", "VmFlags");
+	check(smaps_parse_counter("garbage without colon\n", &v) == -1,
+	      "garbage counter rejected", "garbage");
+}
+
+int main(void)
+{
+	test_sizes();
+	test_words();
+	test_knob();
+	test_policy_words();
+	test_conf_lines();
+	test_conf_files();
+	test_smaps();
+	printf("1..%d\n%d passed, %d failed\n", passed + failed, passed, failed);
+	return failed ? 1 : 0;
+}
