@@ -24,34 +24,60 @@ struct exec_folio_case {
 	unsigned int want;
 };
 
-/* An ordinary static x86_64 text segment: 2.6M at 0x401000, file page 1. */
-#define TEXT_2_6M	0x401000UL, 0x401000UL + 0x299000UL, 1
-/* A 4M text segment that is 2M aligned in memory and in the file. */
-#define TEXT_4M_PMD	0x400000UL, 0x800000UL, 0x400000UL >> 12
+/*
+ * Two text segments most cases use: an ordinary static x86_64 one, 2.6M
+ * at 0x401000 from file page 1, which holds no whole aligned PMD; and a
+ * 4M one that is 2M aligned in memory and in the file.
+ */
+#define TEXT_2_6M_START		0x401000UL
+#define TEXT_2_6M_END		0x69a000UL
+#define TEXT_2_6M_PGOFF		1
+#define TEXT_4M_START		0x400000UL
+#define TEXT_4M_END		0x800000UL
+#define TEXT_4M_PGOFF		0x400
 
 static const struct exec_folio_case exec_folio_cases[] = {
 	/* global modes, 4K pages */
-	{ "never", P(NEVER, 0), P(INHERIT, 0), 4, 12, 9, TEXT_2_6M, false, 0 },
-	{ "arch-none", P(ARCH, 0), P(INHERIT, 0), 0, 12, 9, TEXT_2_6M, false, 0 },
-	{ "arch-64k", P(ARCH, 0), P(INHERIT, 0), 4, 12, 9, TEXT_2_6M, false, 4 },
-	{ "arch-fs-small", P(ARCH, 0), P(INHERIT, 0), 4, 12, 2, TEXT_2_6M, false, 2 },
-	{ "arch-fs-none", P(ARCH, 0), P(INHERIT, 0), 4, 12, 0, TEXT_2_6M, false, 0 },
-	{ "order-16k", P(ORDER, 2), P(INHERIT, 0), 0, 12, 9, TEXT_2_6M, false, 2 },
-	{ "order-64k", P(ORDER, 4), P(INHERIT, 0), 0, 12, 9, TEXT_2_6M, false, 4 },
-	{ "order-2m", P(ORDER, 9), P(INHERIT, 0), 0, 12, 9, TEXT_2_6M, false, 9 },
-	{ "order-fs-cap", P(ORDER, 9), P(INHERIT, 0), 0, 12, 5, TEXT_2_6M, false, 5 },
+	{ "never", P(NEVER, 0), P(INHERIT, 0), 4, 12, 9,
+	  TEXT_2_6M_START, TEXT_2_6M_END, TEXT_2_6M_PGOFF, false, 0 },
+	{ "arch-none", P(ARCH, 0), P(INHERIT, 0), 0, 12, 9,
+	  TEXT_2_6M_START, TEXT_2_6M_END, TEXT_2_6M_PGOFF, false, 0 },
+	{ "arch-64k", P(ARCH, 0), P(INHERIT, 0), 4, 12, 9,
+	  TEXT_2_6M_START, TEXT_2_6M_END, TEXT_2_6M_PGOFF, false, 4 },
+	{ "arch-fs-small", P(ARCH, 0), P(INHERIT, 0), 4, 12, 2,
+	  TEXT_2_6M_START, TEXT_2_6M_END, TEXT_2_6M_PGOFF, false, 2 },
+	{ "arch-fs-none", P(ARCH, 0), P(INHERIT, 0), 4, 12, 0,
+	  TEXT_2_6M_START, TEXT_2_6M_END, TEXT_2_6M_PGOFF, false, 0 },
+	{ "order-16k", P(ORDER, 2), P(INHERIT, 0), 0, 12, 9,
+	  TEXT_2_6M_START, TEXT_2_6M_END, TEXT_2_6M_PGOFF, false, 2 },
+	{ "order-64k", P(ORDER, 4), P(INHERIT, 0), 0, 12, 9,
+	  TEXT_2_6M_START, TEXT_2_6M_END, TEXT_2_6M_PGOFF, false, 4 },
+	{ "order-2m", P(ORDER, 9), P(INHERIT, 0), 0, 12, 9,
+	  TEXT_2_6M_START, TEXT_2_6M_END, TEXT_2_6M_PGOFF, false, 9 },
+	{ "order-fs-cap", P(ORDER, 9), P(INHERIT, 0), 0, 12, 5,
+	  TEXT_2_6M_START, TEXT_2_6M_END, TEXT_2_6M_PGOFF, false, 5 },
 	/* process overrides */
-	{ "local-order", P(ARCH, 0), P(ORDER, 4), 0, 12, 9, TEXT_2_6M, false, 4 },
-	{ "local-never", P(AUTO, 0), P(NEVER, 0), 0, 12, 9, TEXT_2_6M, false, 0 },
-	{ "local-auto", P(ARCH, 0), P(AUTO, 0), 0, 12, 9, TEXT_2_6M, false, 4 },
-	{ "local-arch", P(ORDER, 9), P(ARCH, 0), 4, 12, 9, TEXT_2_6M, false, 4 },
-	{ "global-never-wins", P(NEVER, 0), P(ORDER, 4), 4, 12, 9, TEXT_2_6M, false, 0 },
-	{ "global-never-wins-auto", P(NEVER, 0), P(AUTO, 0), 4, 12, 9, TEXT_4M_PMD, false, 0 },
+	{ "local-order", P(ARCH, 0), P(ORDER, 4), 0, 12, 9,
+	  TEXT_2_6M_START, TEXT_2_6M_END, TEXT_2_6M_PGOFF, false, 4 },
+	{ "local-never", P(AUTO, 0), P(NEVER, 0), 0, 12, 9,
+	  TEXT_2_6M_START, TEXT_2_6M_END, TEXT_2_6M_PGOFF, false, 0 },
+	{ "local-auto", P(ARCH, 0), P(AUTO, 0), 0, 12, 9,
+	  TEXT_2_6M_START, TEXT_2_6M_END, TEXT_2_6M_PGOFF, false, 4 },
+	{ "local-arch", P(ORDER, 9), P(ARCH, 0), 4, 12, 9,
+	  TEXT_2_6M_START, TEXT_2_6M_END, TEXT_2_6M_PGOFF, false, 4 },
+	{ "global-never-wins", P(NEVER, 0), P(ORDER, 4), 4, 12, 9,
+	  TEXT_2_6M_START, TEXT_2_6M_END, TEXT_2_6M_PGOFF, false, 0 },
+	{ "global-never-wins-auto", P(NEVER, 0), P(AUTO, 0), 4, 12, 9,
+	  TEXT_4M_START, TEXT_4M_END, TEXT_4M_PGOFF, false, 0 },
 	/* auto by size and alignment, 4K pages */
-	{ "auto-pmd", P(AUTO, 0), P(INHERIT, 0), 0, 12, 9, TEXT_4M_PMD, false, 9 },
-	{ "auto-pmd-low-memory", P(AUTO, 0), P(INHERIT, 0), 0, 12, 9, TEXT_4M_PMD, true, 4 },
-	{ "auto-pmd-fs-small", P(AUTO, 0), P(INHERIT, 0), 0, 12, 4, TEXT_4M_PMD, false, 4 },
-	{ "auto-no-whole-pmd", P(AUTO, 0), P(INHERIT, 0), 0, 12, 9, TEXT_2_6M, false, 4 },
+	{ "auto-pmd", P(AUTO, 0), P(INHERIT, 0), 0, 12, 9,
+	  TEXT_4M_START, TEXT_4M_END, TEXT_4M_PGOFF, false, 9 },
+	{ "auto-pmd-low-memory", P(AUTO, 0), P(INHERIT, 0), 0, 12, 9,
+	  TEXT_4M_START, TEXT_4M_END, TEXT_4M_PGOFF, true, 4 },
+	{ "auto-pmd-fs-small", P(AUTO, 0), P(INHERIT, 0), 0, 12, 4,
+	  TEXT_4M_START, TEXT_4M_END, TEXT_4M_PGOFF, false, 4 },
+	{ "auto-no-whole-pmd", P(AUTO, 0), P(INHERIT, 0), 0, 12, 9,
+	  TEXT_2_6M_START, TEXT_2_6M_END, TEXT_2_6M_PGOFF, false, 4 },
 	{ "auto-pmd-offset-skew", P(AUTO, 0), P(INHERIT, 0), 0, 12, 9,
 	  0x400000UL, 0x800000UL, 1, false, 4 },
 	{ "auto-pmd-address-skew", P(AUTO, 0), P(INHERIT, 0), 0, 12, 9,
@@ -68,7 +94,8 @@ static const struct exec_folio_case exec_folio_cases[] = {
 	  0x401000UL, 0x405000UL, 1, false, 2 },
 	{ "auto-tiny", P(AUTO, 0), P(INHERIT, 0), 0, 12, 9,
 	  0x401000UL, 0x403000UL, 1, false, 0 },
-	{ "auto-arch-64k", P(AUTO, 0), P(INHERIT, 0), 4, 12, 9, TEXT_2_6M, false, 4 },
+	{ "auto-arch-64k", P(AUTO, 0), P(INHERIT, 0), 4, 12, 9,
+	  TEXT_2_6M_START, TEXT_2_6M_END, TEXT_2_6M_PGOFF, false, 4 },
 	/* 16K pages: PMD is 32M, contpte is 2M (order 7) */
 	{ "16k-arch", P(ARCH, 0), P(INHERIT, 0), 7, 14, 11,
 	  0x400000UL, 0x2400000UL, 0, false, 7 },
@@ -164,6 +191,7 @@ static struct kunit_suite exec_folio_test_suite = {
 	.name = "exec_folio",
 	.test_cases = exec_folio_test_cases,
 };
+
 kunit_test_suite(exec_folio_test_suite);
 
 #undef P

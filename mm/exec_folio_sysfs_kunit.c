@@ -113,6 +113,7 @@ static struct kunit_suite exec_folio_sysfs_test_suite = {
 	.name = "exec_folio_sysfs",
 	.test_cases = exec_folio_sysfs_test_cases,
 };
+
 kunit_test_suite(exec_folio_sysfs_test_suite);
 
 #undef OK

@@ -71,15 +71,6 @@ if ! "$repo/tests/lib/deps.sh" > "$logs/deps.log" 2>&1; then
 	finish
 fi
 
-phase "host tests (no kernel needed)"
-for t in "$repo"/tests/host/*.sh; do
-	[ -e "$t" ] || continue
-	name=$(basename "$t" .sh)
-	bash "$t" > "$logs/host-$name.log" 2>&1
-	grep -E '^(not )?ok ' "$logs/host-$name.log"
-	tally "$logs/host-$name.log" "host $name"
-done
-
 phase "kernel tree: Debian linux-source-6.12 + series"
 check "series applies to Debian's linux-source-6.12" \
 	"$repo/series/make-tree.sh" "$build/src"
@@ -120,11 +111,20 @@ boot() {
 	tail -1 "$logs/boot-times.log" | sed 's/^/# /'
 }
 
+phase "host tests (this machine's kernel)"
+for t in "$repo"/tests/host/*.sh; do
+	[ -e "$t" ] || continue
+	name=$(basename "$t" .sh)
+	bash "$t" > "$logs/host-$name.log" 2>&1
+	grep -E '^(not )?ok ' "$logs/host-$name.log"
+	tally "$logs/host-$name.log" "host $name"
+done
+
 bz=$build/obj-x86_64/arch/x86/boot/bzImage
 selftest="EXEC_FOLIO_DIR=/mnt/exec-folio /tests/bin/exec_folio_test"
 phase "booting the patched kernel: KUnit and guest tests"
 KUNIT_EXPECT="--expect-kunit exec_folio --expect-kunit exec_folio_sysfs"
-boot x86_64 "$bz" "" "selftest $selftest"
+boot x86_64 "$bz" "" "selftest $selftest" "utility sh /tests/bin/utility.sh"
 
 phase "booting with exec_order= on the command line"
 KUNIT_EXPECT=""

@@ -12,6 +12,7 @@
 #include <linux/mm_types.h>
 #include <linux/pgtable.h>
 
+struct file;
 struct kobj_attribute;
 
 /*
@@ -96,6 +97,9 @@ extern struct kobj_attribute exec_order_attr;
 int exec_folio_parse(const char *buf, unsigned int page_shift,
 		     unsigned int max_order, unsigned int *policy);
 
+/* mm/exec_folio_loader.c: the loader's reads of a binary */
+void exec_folio_open_exec(struct file *file);
+
 /* mm/exec_folio_prctl.c: PR_SET/GET_EXEC_FOLIO_ORDER */
 int exec_folio_prctl_set(struct mm_struct *mm, unsigned long mode,
 			 unsigned long order, unsigned long arg4,
@@ -113,6 +117,10 @@ static inline unsigned int exec_folio_fault_order(struct vm_area_struct *vma)
 
 static inline void exec_folio_mm_init(struct mm_struct *mm,
 				      struct mm_struct *parent)
+{
+}
+
+static inline void exec_folio_open_exec(struct file *file)
 {
 }
 

@@ -5,9 +5,13 @@
 # tree's scripts/checkpatch.pl --strict on each: a patch passes only with
 # 0 errors, 0 warnings and 0 checks.
 set -uo pipefail
-tree=$1 out=$2
-rm -rf "$out"
-mkdir -p "$out"
+# checkpatch runs scripts/spdxcheck.py with python3 from PATH: Debian's,
+# which has python3-ply.
+export PATH=/usr/bin:$PATH
+tree=$1
+rm -rf "$2"
+mkdir -p "$2"
+out=$(cd "$2" && pwd)
 git -C "$tree" format-patch -q -o "$out" base..HEAD || { echo "0 passed, 1 failed"; exit 1; }
 pass=0 fail=0
 for p in "$out"/*.patch; do

@@ -4,12 +4,12 @@
 # Boot the test guest under QEMU (TCG: these machines have no KVM) with a
 # fresh XFS disk, and write its console to LOG.  The guest powers itself
 # off; one that hangs is killed after $GUEST_TIMEOUT seconds (default
-# 300) and the run reported as timed out.  Exit status: 0 when QEMU
+# 180) and the run reported as timed out.  Exit status: 0 when QEMU
 # exited by itself, 124 on timeout, else QEMU's.
 set -uo pipefail
 kernel=$1 initrd=$2 log=$3 cmdline=${4:-}
 arch=${GUEST_ARCH:-x86_64}
-timeout=${GUEST_TIMEOUT:-300}
+timeout=${GUEST_TIMEOUT:-180}
 disk=$(mktemp --suffix=.xfs.img)
 trap 'rm -f "$disk"' EXIT
 truncate -s 512M "$disk"

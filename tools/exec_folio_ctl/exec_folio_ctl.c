@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdnoreturn.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -18,6 +19,7 @@
 #include "folio_walk.h"
 #include "policy.h"
 #include "report.h"
+#include "util.h"
 
 #define PROG		"exec_folio_ctl"
 #define VERSION		"0.1"
@@ -27,8 +29,12 @@
 #define EXIT_CANNOT_RUN		126
 #define EXIT_NOT_FOUND		127
 
-static void __attribute__((format(printf, 2, 3), noreturn))
-die(int status, const char *fmt, ...)
+/* "prog: message" on stderr, then exit with @status. */
+static noreturn void die(int status, const char *fmt, ...)
+	__attribute__
+	((format(printf, 2, 3)));
+
+static noreturn void die(int status, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -40,45 +46,50 @@ die(int status, const char *fmt, ...)
 	exit(status);
 }
 
-static void __attribute__((noreturn)) try_help(void)
+static noreturn void try_help(void)
 {
 	die(EXIT_FAILURE, "try '" PROG " --help' for more information");
 }
 
-static void __attribute__((noreturn)) usage(void)
+static noreturn void usage(void)
 {
-	fputs("Usage:\n"
-	      " " PROG " status [--pid PID]...\n"
-	      " " PROG " set MODE|SIZE\n"
-	      " " PROG " exec (--mode MODE | --size SIZE | --order N) [--] COMMAND [ARG]...\n"
-	      " " PROG " report (--pid PID... | --all) [--json] [--cont SIZE]\n"
-	      " " PROG " apply [FILE]\n"
-	      "\n"
-	      "Show and set the page-cache folio size that program text is read into,\n"
-	      "run a command with its own setting, and report how text is backed.\n"
-	      "\n"
-	      "Commands:\n"
-	      " status        the global policy, the accepted values, page and PMD size,\n"
-	      "               and with --pid the setting of processes\n"
-	      " set           set the global policy (root)\n"
-	      " exec          run COMMAND with its own policy, inherited by its children\n"
-	      " report        how the executable mappings of processes are backed by\n"
-	      "               folios (root)\n"
-	      " apply         apply a configuration file (default " CONF_DEFAULT_PATH ")\n"
-	      "\n"
-	      "Options:\n"
-	      " -p, --pid PID     a process (status, report; may be repeated)\n"
-	      " -a, --all         every process (report)\n"
-	      " -j, --json        JSON output (report)\n"
-	      " -c, --cont SIZE   count contiguous blocks of SIZE (report; default 64K)\n"
-	      " -m, --mode MODE   inherit, never, arch or auto (exec)\n"
-	      " -s, --size SIZE   an explicit folio size (exec)\n"
-	      " -o, --order N     an explicit folio order (exec)\n"
-	      " -h, --help        display this help\n"
-	      " -V, --version     display version\n"
-	      "\n"
-	      "MODE is never, arch or auto; SIZE is a folio size such as 64K, 2M,\n"
-	      "65536 or 64KiB.  See exec_folio_ctl(8).\n", stdout);
+	static const char * const lines[] = {
+		"Usage:",
+		"  status [--pid PID]...",
+		"  set MODE|SIZE",
+		"  exec (--mode MODE | --size SIZE | --order N) [--] COMMAND [ARG]...",
+		"  report (--pid PID... | --all) [--json] [--cont SIZE]",
+		"  apply [FILE]",
+		"",
+		"Show and set the page-cache folio size that program text is read into,",
+		"run a command with its own setting, and report how text is backed.",
+		"",
+		"Commands:",
+		" status        the global policy, the accepted values, page and PMD size,",
+		"               and with --pid the setting of processes",
+		" set           set the global policy (root)",
+		" exec          run COMMAND with its own policy, inherited by its children",
+		" report        how the executable mappings of processes are backed by",
+		"               folios (root)",
+		" apply         apply a configuration file (default )",
+		"",
+		"Options:",
+		" -p, --pid PID     a process (status, report; may be repeated)",
+		" -a, --all         every process (report)",
+		" -j, --json        JSON output (report)",
+		" -c, --cont SIZE   count contiguous blocks of SIZE (report; default 64K)",
+		" -m, --mode MODE   inherit, never, arch or auto (exec)",
+		" -s, --size SIZE   an explicit folio size (exec)",
+		" -o, --order N     an explicit folio order (exec)",
+		" -h, --help        display this help",
+		" -V, --version     display version",
+		"",
+		"MODE is never, arch or auto; SIZE is a folio size such as 64K, 2M,",
+		"65536 or 64KiB.  See exec_folio_ctl(8).",
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(lines); i++)
+		puts(lines[i]);
 	exit(EXIT_SUCCESS);
 }
 
@@ -153,7 +164,7 @@ static int cmd_status(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "p:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
-			if (nr == (int)(sizeof(pids) / sizeof(pids[0])))
+			if (nr == (int)ARRAY_SIZE(pids))
 				die(EXIT_FAILURE, "too many --pid options");
 			pids[nr++] = parse_pid(optarg);
 			break;
@@ -181,8 +192,9 @@ static int cmd_status(int argc, char **argv)
 		char word[KNOB_WORD_LEN];
 
 		if (pid_policy(pids[i], word, sizeof(word)))
-			die(EXIT_NO_KERNEL_SUPPORT, "process %d: this kernel does not report "
-			    "ExecFolioOrder in /proc/%d/status", (int)pids[i], (int)pids[i]);
+			die(EXIT_NO_KERNEL_SUPPORT,
+			    "process %d: no ExecFolioOrder in /proc/%d/status",
+			    (int)pids[i], (int)pids[i]);
 		printf("pid %d:%*s%s\n", (int)pids[i], pids[i] < 10 ? 5 : 1, "", word);
 	}
 	return EXIT_SUCCESS;
@@ -257,14 +269,16 @@ static int cmd_exec(int argc, char **argv)
 		case 'm':
 			m = mode_from_word(optarg);
 			if (m < 0)
-				die(EXIT_FAILURE, "exec: invalid mode '%s' "
-				    "(inherit, never, arch, auto)", optarg);
+				die(EXIT_FAILURE,
+				    "exec: invalid mode '%s' (inherit, never, arch, auto)",
+				    optarg);
 			mode = m;
 			break;
 		case 's':
 			if (parse_size(optarg, &bytes) || size_order(bytes) < 0)
-				die(EXIT_FAILURE, "exec: invalid size '%s' (a power-of-two "
-				    "number of pages, like 64K or 2M)", optarg);
+				die(EXIT_FAILURE,
+				    "exec: invalid size '%s' (a power-of-two number of pages)",
+				    optarg);
 			mode = PR_EXEC_FOLIO_ORDER;
 			order = size_order(bytes);
 			break;
@@ -376,8 +390,9 @@ static int cmd_apply(int argc, char **argv)
 	read_knob_or_die(&st);
 	knob_list(&st, list, sizeof(list));
 	if (knob_find(&st, conf.exec_order) < 0)
-		die(EXIT_FAILURE, "%s:%d: '%s' is not accepted by this kernel (accepted: %s), "
-		    "nothing applied", path, conf.exec_order_line, conf.exec_order, list);
+		die(EXIT_FAILURE,
+		    "%s:%d: '%s' is not accepted by this kernel (accepted: %s), nothing applied",
+		    path, conf.exec_order_line, conf.exec_order, list);
 	if (geteuid() != 0)
 		die(EXIT_FAILURE, "apply: changing the global policy needs root");
 	if (knob_write(conf.exec_order))
@@ -407,7 +422,7 @@ int main(int argc, char **argv)
 		printf(PROG " from exec-folio " VERSION "\n");
 		return EXIT_SUCCESS;
 	}
-	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(cmds); i++)
 		if (!strcmp(argv[1], cmds[i].name))
 			return cmds[i].fn(argc - 1, argv + 1);
 	die(EXIT_FAILURE, "unknown command '%s'; try '" PROG " --help'", argv[1]);

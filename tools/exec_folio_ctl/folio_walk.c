@@ -18,13 +18,14 @@
 #include <unistd.h>
 
 #include "folio_walk.h"
+#include "util.h"
 
-#define PM_PRESENT		(1ULL << 63)
-#define PM_PFN_MASK		((1ULL << 55) - 1)
-#define KPF_ANON		(1ULL << 12)
-#define KPF_COMPOUND_HEAD	(1ULL << 15)
-#define KPF_COMPOUND_TAIL	(1ULL << 16)
-#define KPF_THP			(1ULL << 22)
+#define PM_PRESENT		BIT_ULL(63)
+#define PM_PFN_MASK		(BIT_ULL(55) - 1)
+#define KPF_ANON		BIT_ULL(12)
+#define KPF_COMPOUND_HEAD	BIT_ULL(15)
+#define KPF_COMPOUND_TAIL	BIT_ULL(16)
+#define KPF_THP			BIT_ULL(22)
 
 /* Entries read per pread(): one page's worth of pagemap or kpageflags. */
 #define FW_BATCH		512

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "policy.h"
+#include "util.h"
 
 static const char * const mode_words[] = {
 	[PR_EXEC_FOLIO_INHERIT] = "inherit",
@@ -76,7 +77,7 @@ int mode_from_word(const char *word)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(mode_words) / sizeof(mode_words[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(mode_words); i++)
 		if (strcasecmp(word, mode_words[i]) == 0)
 			return (int)i;
 	return -1;

@@ -2,13 +2,13 @@
 /* Reading the mappings of a process from /proc/<pid>/smaps. */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <inttypes.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "proc_smaps.h"
+#include "util.h"
 
 int smaps_parse_header(const char *line, struct vma_info *vma)
 {
@@ -44,13 +44,13 @@ int smaps_parse_counter(const char *line, struct vma_info *vma)
 		{ "ShmemPmdMapped", offsetof(struct vma_info, file_pmd_kb) },
 		{ "FilePmdMapped", offsetof(struct vma_info, file_pmd_kb) },
 	};
+	unsigned long long value;
 	char name[64];
-	uint64_t value;
 	size_t i;
 
-	if (sscanf(line, "%63[A-Za-z_]: %" SCNu64, name, &value) != 2)
+	if (sscanf(line, "%63[A-Za-z_]: %llu", name, &value) != 2)
 		return strchr(line, ':') ? 1 : -1;
-	for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(fields); i++) {
 		if (strcmp(name, fields[i].name) == 0) {
 			/* The two PMD-mapped file counters add up. */
 			*(uint64_t *)((char *)vma + fields[i].offset) += value;

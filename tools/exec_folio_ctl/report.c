@@ -19,33 +19,41 @@ static unsigned long long order_kb(const struct report_opts *o, unsigned int ord
 	return (1ULL << (order + o->page_shift)) >> 10;
 }
 
-void report_counters(const struct report_opts *o, const char *kind,
-		     const struct folio_counts *c,
-		     void (*emit)(const char *key, uint64_t kb, double pct, void *arg),
-		     void *arg)
+typedef void (*emit_fn)(const char *key, uint64_t kb, double pct, void *arg);
+
+/* One counter, if it is not zero. */
+static void emit_nonzero(const struct report_opts *o, const struct folio_counts *c,
+			 uint64_t pages, const char *key, emit_fn emit, void *arg)
 {
+	if (pages)
+		emit(key, pages_kb(o, pages), folio_percent(c, pages), arg);
+}
+
+void report_counters(const struct report_opts *o, const char *kind,
+		     const struct folio_counts *c, emit_fn emit, void *arg)
+{
+	unsigned long long cont_kb = order_kb(o, o->cont_order);
 	char key[64];
 	unsigned int ord;
 
-#define EMIT(pages, ...) do {						\
-		if (pages) {						\
-			snprintf(key, sizeof(key), __VA_ARGS__);	\
-			emit(key, pages_kb(o, pages),			\
-			     folio_percent(c, pages), arg);		\
-		}							\
-	} while (0)
-
-	EMIT(c->small, "%s-base-page", kind);
-	for (ord = 1; ord <= o->pmd_order && ord <= FW_MAX_ORDER; ord++)
-		EMIT(c->aligned[ord], "%s-thp-pte-aligned-%llukB", kind, order_kb(o, ord));
-	for (ord = 1; ord <= o->pmd_order && ord <= FW_MAX_ORDER; ord++)
-		EMIT(c->unaligned[ord], "%s-thp-pte-unaligned-%llukB", kind,
-		     order_kb(o, ord));
-	EMIT(c->partial, "%s-thp-pte-partial", kind);
-	EMIT(c->pmd_mapped, "%s-thp-pmd-aligned-%llukB", kind, order_kb(o, o->pmd_order));
-	EMIT(c->cont[0], "%s-cont-pte-aligned-%llukB", kind, order_kb(o, o->cont_order));
-	EMIT(c->pmd_mapped, "%s-cont-pmd-aligned-%llukB", kind, order_kb(o, o->cont_order));
-#undef EMIT
+	snprintf(key, sizeof(key), "%s-base-page", kind);
+	emit_nonzero(o, c, c->small, key, emit, arg);
+	for (ord = 1; ord <= o->pmd_order && ord <= FW_MAX_ORDER; ord++) {
+		snprintf(key, sizeof(key), "%s-thp-pte-aligned-%llukB", kind, order_kb(o, ord));
+		emit_nonzero(o, c, c->aligned[ord], key, emit, arg);
+	}
+	for (ord = 1; ord <= o->pmd_order && ord <= FW_MAX_ORDER; ord++) {
+		snprintf(key, sizeof(key), "%s-thp-pte-unaligned-%llukB", kind, order_kb(o, ord));
+		emit_nonzero(o, c, c->unaligned[ord], key, emit, arg);
+	}
+	snprintf(key, sizeof(key), "%s-thp-pte-partial", kind);
+	emit_nonzero(o, c, c->partial, key, emit, arg);
+	snprintf(key, sizeof(key), "%s-thp-pmd-aligned-%llukB", kind, order_kb(o, o->pmd_order));
+	emit_nonzero(o, c, c->pmd_mapped, key, emit, arg);
+	snprintf(key, sizeof(key), "%s-cont-pte-aligned-%llukB", kind, cont_kb);
+	emit_nonzero(o, c, c->cont[0], key, emit, arg);
+	snprintf(key, sizeof(key), "%s-cont-pmd-aligned-%llukB", kind, cont_kb);
+	emit_nonzero(o, c, c->pmd_mapped, key, emit, arg);
 }
 
 /* The layout of thpmaps: "file-thp-pte-aligned-64kB:   1024 kB ( 34%)". */
@@ -125,8 +133,8 @@ static int walk_text(const struct vma_info *vma, void *arg)
 	folio_report_add(&pw->sum, &one);
 
 	if (o->json) {
-		fprintf(pw->out, "%s\n      {\"start\": \"0x%lx\", \"end\": \"0x%lx\", "
-			"\"perms\": \"%s\", \"offset\": \"0x%llx\", \"path\": ",
+		fprintf(pw->out,
+			"%s\n      {\"start\": \"0x%lx\", \"end\": \"0x%lx\", \"perms\": \"%s\", \"offset\": \"0x%llx\", \"path\": ",
 			pw->nr_maps ? "," : "", vma->start, vma->end, vma->perms,
 			vma->pgoff);
 		json_string(pw->out, vma->path);

@@ -14,6 +14,7 @@
 #include "conf.h"
 #include "policy.h"
 #include "proc_smaps.h"
+#include "util.h"
 
 static int passed, failed;
 
@@ -54,10 +55,10 @@ static void test_sizes(void)
 	unsigned long long b;
 	char out[32];
 
-	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(good); i++)
 		check(parse_size(good[i].in, &b) == 0 && b == good[i].bytes,
 		      "size parses", good[i].in);
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
 		check(parse_size(bad[i], &b) == -1, "bad size rejected", bad[i]);
 
 	format_size(65536, out, sizeof(out));
@@ -80,10 +81,10 @@ static void test_words(void)
 	static const char * const bad[] = { "", "nev", "never\n", "always", "64 K", "[auto]" };
 	char out[KNOB_WORD_LEN];
 
-	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(good); i++)
 		check(normalize_word(good[i].in, out, sizeof(out)) == 0 &&
 		      !strcmp(out, good[i].out), "word normalizes", good[i].in);
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
 		check(normalize_word(bad[i], out, sizeof(out)) == -1, "bad word rejected",
 		      bad[i]);
 	check(mode_from_word("never") == PR_EXEC_FOLIO_NEVER, "mode never", "never");
@@ -106,7 +107,7 @@ static void test_knob(void)
 	knob_list(&st, list, sizeof(list));
 	check(!strcmp(list, "never arch auto 16K 32K 64K 2M"), "knob lists", list);
 	check(knob_find(&st, "2M") == 6 && knob_find(&st, "4M") == -1, "knob finds", "2M");
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
 		check(knob_parse(bad[i], &st) == -1, "bad knob text rejected", bad[i]);
 }
 
@@ -132,7 +133,7 @@ static void test_conf_lines(void)
 	} good[] = {
 		{ "exec_order = auto\n", "auto" }, { "exec_order=64k", "64K" },
 		{ "  exec_order\t=\t2M   # PMD text\n", "2M" }, { "# comment\n", "" },
-		{ "\n", "" }, { "   \t  \n", "" }, { "exec_order = NEVER", "never" },
+		{ "\n", "" }, { "\x20\t\x20\n", "" }, { "exec_order = NEVER", "never" },
 	};
 	static const char * const bad[] = {
 		"exec_order\n", "exec_order =\n", "exec_order = inherit\n",
@@ -144,13 +145,13 @@ static void test_conf_lines(void)
 	char err[160];
 	struct conf c;
 
-	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(good); i++) {
 		memset(&c, 0, sizeof(c));
 		check(conf_parse_line(good[i].in, strlen(good[i].in), &c, 1, err,
 				      sizeof(err)) == 0 && !strcmp(c.exec_order, good[i].want),
 		      "config line parses", good[i].in);
 	}
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
 		memset(&c, 0, sizeof(c));
 		check(conf_parse_line(bad[i], strlen(bad[i]), &c, 1, err, sizeof(err)) == -1 &&
 		      err[0] && !c.exec_order[0], "bad config line rejected", bad[i]);
@@ -209,10 +210,11 @@ static void test_conf_files(void)
 
 static void test_smaps(void)
 {
+	static const char header[] =
+		"00400000-006fb000 r-xp 00001000 fd:01 1234   /mnt/exec folio/big text\n";
 	struct vma_info v;
 
-	check(smaps_parse_header("00400000-006fb000 r-xp 00001000 fd:01 1234   "
-				 "/mnt/exec folio/big text\n", &v) == 0 &&
+	check(smaps_parse_header(header, &v) == 0 &&
 	      v.start == 0x400000 && v.end == 0x6fb000 && v.pgoff == 0x1000 &&
 	      !strcmp(v.perms, "r-xp") && !strcmp(v.path, "/mnt/exec folio/big text"),
 	      "smaps header with spaces in the path", "00400000-006fb000 ...");

@@ -1,0 +1,46 @@
+#!/bin/sh
+# Runs inside the demo guest: the exec folio policies at work.
+ctl=/tests/bin/exec_folio_ctl
+big=/mnt/exec-folio/bigtext
+big2m=/mnt/exec-folio/bigtext-2m
+
+# Run $1 cold (page cache dropped) under "exec_folio_ctl exec" options
+# $2..., stopped after it faulted all its text; print its report.
+show() {
+	bin=$1
+	shift
+	sync
+	echo 3 > /proc/sys/vm/drop_caches
+	$ctl exec "$@" -- "$bin" --stop &
+	p=$!
+	while ! grep -q '^State:.*T' /proc/$p/status 2>/dev/null; do sleep 0.1; done
+	# one text mapping (a static binary): its counters, not the rollup
+	$ctl report --pid $p | sed '/rollup/,$d'
+	grep ExecFolioOrder /proc/$p/status
+	kill -9 $p
+	wait $p 2>/dev/null
+}
+
+echo
+echo "### exec_folio_ctl status"
+$ctl status
+for mode in never arch 64K auto 2M; do
+	$ctl set $mode
+	echo
+	echo "### global exec_order=$mode: $(basename $big) (3 MiB of text at 0x401000)"
+	show $big --mode inherit
+done
+$ctl set auto
+echo
+echo "### global exec_order=auto: $(basename $big2m) (text 2M-aligned in file and memory)"
+show $big2m --mode inherit
+grep FilePmdMapped /proc/meminfo
+$ctl set arch
+echo
+echo "### global arch (none on x86_64), one service opts in: exec_folio_ctl exec --size 64K"
+show $big --size 64K
+$ctl set never
+echo
+echo "### global never overrides the service's choice"
+show $big --size 64K
+$ctl set arch

@@ -1,0 +1,86 @@
+#!/bin/sh
+# exec_folio_ctl against the patched kernel, in the test guest (busybox sh):
+# set/status round trip of every value, rejected values change nothing,
+# exec changes the child's folio sizes (measured by report), exec exit
+# codes, status --pid, apply of a good and of a bad config.
+ctl=/tests/bin/exec_folio_ctl
+dir=/mnt/exec-folio
+knob=/sys/kernel/mm/transparent_hugepage/exec_order
+pass=0
+fail=0
+ok() { echo "ok - $1"; pass=$((pass + 1)); }
+nok() { echo "not ok - $1"; fail=$((fail + 1)); }
+active() { $ctl status | sed -n 's/^exec_order: //p'; }
+
+# Run bigtext cold under "exec_folio_ctl exec $*", stopped; echo its pid.
+spawn() {
+	sync
+	echo 3 > /proc/sys/vm/drop_caches
+	# not on our stdout: the caller reads it through $(...) until EOF
+	$ctl exec "$@" -- $dir/bigtext --stop > /dev/null 2>&1 &
+	p=$!
+	for i in $(seq 100); do
+		grep -q '^State:.*T (stopped)' /proc/$p/status 2>/dev/null && break
+		sleep 0.1
+	done
+	echo $p
+}
+
+# Percent of the text in aligned 64K folios, from report.
+pct64() {
+	$ctl report --pid "$1" | sed -n 's/.*file-thp-pte-aligned-64kB: *[0-9]* kB ( *\([0-9]*\)\..*/\1/p' | tail -1
+}
+
+$ctl status > /tmp/status && ok "status runs" || nok "status runs"
+words=$(sed -n 's/^accepted: *//p' /tmp/status)
+case " $words " in *" never "*" arch "*" auto "*" 2M "*) ok "status lists modes and sizes: $words" ;;
+	*) nok "status lists modes and sizes: $words" ;; esac
+for w in $words; do
+	$ctl set "$w" && [ "$(active)" = "$w" ] && grep -q "\[$w\]" $knob &&
+		ok "set $w round-trips" || nok "set $w round-trips"
+done
+$ctl set 65536 && [ "$(active)" = 64K ] && ok "set 65536 means 64K" || nok "set 65536 means 64K"
+$ctl set 2MiB && [ "$(active)" = 2M ] && ok "set 2MiB means 2M" || nok "set 2MiB means 2M"
+$ctl set auto
+for bad in 4M 48K 8K foo inherit ''; do
+	$ctl set "$bad" 2> /tmp/err
+	rc=$?
+	[ $rc -eq 1 ] && [ "$(active)" = auto ] && grep -q '^exec_folio_ctl: ' /tmp/err &&
+		ok "set '$bad' rejected, policy kept" || nok "set '$bad' rejected (rc=$rc)"
+done
+
+$ctl set arch
+p=$(spawn --size 64K)
+v=$(pct64 "$p")
+$ctl status --pid "$p" | grep -q "pid $p: *64K" && ok "status --pid shows the child's 64K" ||
+	nok "status --pid shows the child's 64K"
+kill -9 "$p"
+[ "${v:-0}" -ge 90 ] && ok "exec --size 64K: ${v}% of text in 64K folios" ||
+	nok "exec --size 64K: ${v:-?}% of text in 64K folios"
+p=$(spawn --order 4); v=$(pct64 "$p"); kill -9 "$p"
+[ "${v:-0}" -ge 90 ] && ok "exec --order 4: ${v}% in 64K folios" || nok "exec --order 4: ${v:-?}%"
+p=$(spawn --mode never); v=$(pct64 "$p"); kill -9 "$p"
+[ "${v:-0}" -lt 5 ] && ok "exec --mode never: ${v:-0}% in 64K folios" || nok "exec --mode never: ${v}%"
+$ctl report --pid 1 --json | grep -q '"processes"' && ok "report --json" || nok "report --json"
+
+$ctl exec --size 64K -- /nonexistent/cmd 2>/dev/null
+[ $? -eq 127 ] && ok "exec of a missing command exits 127" || nok "exec missing: 127"
+$ctl exec --size 64K -- /tests/plan 2>/dev/null
+[ $? -eq 126 ] && ok "exec of a non-executable exits 126" || nok "exec non-executable: 126"
+$ctl exec --size 4M -- true 2>/dev/null
+[ $? -eq 1 ] && ok "exec with a size the kernel refuses exits 1" || nok "exec --size 4M: 1"
+
+printf '# boot\nexec_order = 2M\n' > /tmp/good.conf
+$ctl apply /tmp/good.conf && [ "$(active)" = 2M ] && ok "apply sets exec_order" || nok "apply sets exec_order"
+printf 'exec_order = never\nexec_order = 4M\n' > /tmp/bad.conf
+$ctl apply /tmp/bad.conf 2> /tmp/err
+rc=$?
+[ $rc -eq 1 ] && [ "$(active)" = 2M ] && grep -q 'bad.conf:2' /tmp/err &&
+	ok "apply with a bad line applies nothing" || nok "apply with a bad line (rc=$rc)"
+printf 'exec_order = 4M\n' > /tmp/unaccepted.conf
+$ctl apply /tmp/unaccepted.conf 2> /tmp/err
+[ $? -eq 1 ] && [ "$(active)" = 2M ] && grep -q 'not accepted by this kernel' /tmp/err &&
+	ok "apply of a size the kernel lacks applies nothing" || nok "apply of an unaccepted size"
+$ctl set arch
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]
