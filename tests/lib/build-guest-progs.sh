@@ -22,6 +22,7 @@ $cc -O2 -static -nostdlib -fno-stack-protector -o "$out/tinytext" \
 $cc -O2 -static -Wall -o "$out/exec_folio_test" \
 	"$tree/tools/testing/selftests/mm/exec_folio_test.c" \
 	"$tree/tools/exec_folio_ctl/folio_walk.c" \
+	"$tree/tools/exec_folio_ctl/policy.c" \
 	"$tree/tools/exec_folio_ctl/proc_smaps.c"
 # The utility, static (the guest has busybox and no libc), and its test.
 make -s -C "$here/../tools/exec_folio_ctl" exec_folio_ctl.static CC="$cc"

@@ -125,28 +125,11 @@ static pid_t parse_pid(const char *s)
 	return (pid_t)v;
 }
 
-/* "ExecFolioOrder:" of /proc/PID/status; 0, or -1 if there is none. */
-static int pid_policy(pid_t pid, char *word, size_t len)
+/* After a command's options: nothing may be left. */
+static void no_more_args(int argc, char **argv, const char *cmd)
 {
-	char path[64], line[256];
-	int found = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		die(EXIT_FAILURE, "cannot read %s: %s", path, strerror(errno));
-	while (fgets(line, sizeof(line), f)) {
-		char w[KNOB_WORD_LEN];
-
-		if (sscanf(line, "ExecFolioOrder: %15s", w) == 1) {
-			snprintf(word, len, "%s", w);
-			found = 0;
-			break;
-		}
-	}
-	fclose(f);
-	return found;
+	if (optind != argc)
+		die(EXIT_FAILURE, "%s: unexpected argument '%s'", cmd, argv[optind]);
 }
 
 static int cmd_status(int argc, char **argv)
@@ -174,8 +157,7 @@ static int cmd_status(int argc, char **argv)
 			try_help();
 		}
 	}
-	if (optind != argc)
-		die(EXIT_FAILURE, "status: unexpected argument '%s'", argv[optind]);
+	no_more_args(argc, argv, "status");
 
 	read_knob_or_die(&st);
 	knob_list(&st, list, sizeof(list));
@@ -191,10 +173,14 @@ static int cmd_status(int argc, char **argv)
 	for (int i = 0; i < nr; i++) {
 		char word[KNOB_WORD_LEN];
 
-		if (pid_policy(pids[i], word, sizeof(word)))
-			die(EXIT_NO_KERNEL_SUPPORT,
-			    "process %d: no ExecFolioOrder in /proc/%d/status",
-			    (int)pids[i], (int)pids[i]);
+		if (proc_policy_word(pids[i], word, sizeof(word))) {
+			if (errno == ENODATA)
+				die(EXIT_NO_KERNEL_SUPPORT,
+				    "process %d: no ExecFolioOrder in /proc/%d/status",
+				    (int)pids[i], (int)pids[i]);
+			die(EXIT_FAILURE, "cannot read /proc/%d/status: %s",
+			    (int)pids[i], strerror(errno));
+		}
 		printf("pid %d:%*s%s\n", (int)pids[i], pids[i] < 10 ? 5 : 1, "", word);
 	}
 	return EXIT_SUCCESS;
@@ -345,8 +331,7 @@ static int cmd_report(int argc, char **argv)
 			try_help();
 		}
 	}
-	if (optind != argc)
-		die(EXIT_FAILURE, "report: unexpected argument '%s'", argv[optind]);
+	no_more_args(argc, argv, "report");
 	if (!nr == !all)
 		die(EXIT_FAILURE, "report: give --pid PID or --all");
 	if (geteuid() != 0)

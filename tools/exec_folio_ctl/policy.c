@@ -190,6 +190,28 @@ void knob_list(const struct knob_state *st, char *buf, size_t len)
 				 st->words[i]);
 }
 
+int proc_policy_word(pid_t pid, char *word, size_t len)
+{
+	char path[64], line[256], found[KNOB_WORD_LEN];
+	int ret = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	errno = ENODATA;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "ExecFolioOrder: %15s", found) == 1) {
+			snprintf(word, len, "%s", found);
+			ret = 0;
+			break;
+		}
+	}
+	fclose(f);
+	return ret;
+}
+
 void policy_word(long value, unsigned long page_size, char *buf, size_t len)
 {
 	long mode = value & ((1L << PR_EXEC_FOLIO_ORDER_SHIFT) - 1);

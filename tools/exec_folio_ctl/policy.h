@@ -4,6 +4,7 @@
 #define EXEC_FOLIO_POLICY_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #define EXEC_ORDER_KNOB "/sys/kernel/mm/transparent_hugepage/exec_order"
 
@@ -62,6 +63,13 @@ int knob_find(const struct knob_state *st, const char *word);
 
 /* The accepted words joined by spaces, without brackets. */
 void knob_list(const struct knob_state *st, char *buf, size_t len);
+
+/*
+ * The ExecFolioOrder word of /proc/@pid/status ("inherit", "64K", ...).
+ * Returns 0; -1 with errno set if the file cannot be read, or ENODATA if
+ * the kernel does not show the line.
+ */
+int proc_policy_word(pid_t pid, char *word, size_t len);
 
 /*
  * A process's policy as the prctl returns it, as a word: "inherit",

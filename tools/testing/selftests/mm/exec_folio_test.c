@@ -30,22 +30,8 @@
 
 #include "../kselftest_harness.h"
 #include "../../../exec_folio_ctl/folio_walk.h"
+#include "../../../exec_folio_ctl/policy.h"
 #include "../../../exec_folio_ctl/proc_smaps.h"
-
-#ifndef PR_SET_EXEC_FOLIO_ORDER
-#define PR_SET_EXEC_FOLIO_ORDER		82
-#define PR_GET_EXEC_FOLIO_ORDER		83
-#define PR_EXEC_FOLIO_INHERIT		0
-#define PR_EXEC_FOLIO_NEVER		1
-#define PR_EXEC_FOLIO_ARCH		2
-#define PR_EXEC_FOLIO_AUTO		3
-#define PR_EXEC_FOLIO_ORDER		4
-#define PR_EXEC_FOLIO_ORDER_SHIFT	8
-#endif
-
-#define KNOB "/sys/kernel/mm/transparent_hugepage/exec_order"
-/* The knob separates its words with blanks and ends with a newline. */
-#define WORD_DELIMS "\x20\n"
 
 static unsigned int page_shift(void)
 {
@@ -63,44 +49,22 @@ static const char *helper(const char *name)
 
 static bool have_knob(void)
 {
-	return access(KNOB, F_OK) == 0;
+	return access(EXEC_ORDER_KNOB, F_OK) == 0;
 }
 
-/* Write @val to the knob; 0 or -errno. */
-static int knob_write(const char *val)
+/*
+ * The knob is read, parsed and written by the code exec_folio_ctl uses
+ * (tools/exec_folio_ctl/policy.c).  Write @word; 0 or -errno.
+ */
+static int knob_set(const char *word)
 {
-	int fd = open(KNOB, O_WRONLY);
-	ssize_t n;
-	int err;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, val, strlen(val));
-	err = n < 0 ? -errno : 0;
-	close(fd);
-	return err;
+	return knob_write(word) ? -errno : 0;
 }
 
-/* The whole knob, and the active word (the one in brackets). */
-static int knob_read(char *all, size_t len, char *active, size_t alen)
+/* The active word of the knob, "" if it cannot be read. */
+static const char *knob_active(struct knob_state *st)
 {
-	char *open_br, *close_br;
-	int fd = open(KNOB, O_RDONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, all, len - 1);
-	close(fd);
-	if (n <= 0)
-		return -EIO;
-	all[n] = '\0';
-	open_br = strchr(all, '[');
-	close_br = open_br ? strchr(open_br, ']') : NULL;
-	if (!close_br || (size_t)(close_br - open_br) > alen)
-		return -EINVAL;
-	snprintf(active, alen, "%.*s", (int)(close_br - open_br - 1), open_br + 1);
-	return 0;
+	return knob_read(st) ? "" : st->words[st->active];
 }
 
 static void cold_cache(void)
@@ -244,13 +208,14 @@ FIXTURE(policy) {
 
 FIXTURE_SETUP(policy)
 {
-	char all[256];
+	struct knob_state st;
 
 	if (getuid() != 0)
 		SKIP(return, "needs root");
 	if (!have_knob())
-		SKIP(return, "this kernel has no " KNOB);
-	ASSERT_EQ(knob_read(all, sizeof(all), self->saved, sizeof(self->saved)), 0);
+		SKIP(return, "this kernel has no " EXEC_ORDER_KNOB);
+	snprintf(self->saved, sizeof(self->saved), "%s", knob_active(&st));
+	ASSERT_NE(self->saved[0], '\0');
 	if (access(helper("bigtext"), X_OK))
 		SKIP(return, "no helper binaries in $EXEC_FOLIO_DIR");
 	ASSERT_EQ(prctl(PR_SET_EXEC_FOLIO_ORDER, PR_EXEC_FOLIO_INHERIT, 0, 0, 0), 0);
@@ -259,7 +224,7 @@ FIXTURE_SETUP(policy)
 FIXTURE_TEARDOWN(policy)
 {
 	if (self->saved[0])
-		knob_write(self->saved);
+		knob_set(self->saved);
 	prctl(PR_SET_EXEC_FOLIO_ORDER, PR_EXEC_FOLIO_INHERIT, 0, 0, 0);
 }
 
@@ -272,7 +237,7 @@ TEST_F(policy, text_in_64k_folios)
 
 	if (page_shift() >= 16)
 		SKIP(return, "64K is not a large folio with this page size");
-	ASSERT_EQ(knob_write("64K"), 0);
+	ASSERT_EQ(knob_set("64K"), 0);
 	ASSERT_EQ(measure("bigtext", "64K", &tw), 0);
 	EXPECT_GE(pct_order(&tw, o64), 90.0);
 	/* Nothing larger than asked for. */
@@ -287,7 +252,7 @@ TEST_F(policy, never_is_read_around)
 	struct text_walk tw;
 	double large = 0;
 
-	ASSERT_EQ(knob_write("never"), 0);
+	ASSERT_EQ(knob_set("never"), 0);
 	ASSERT_EQ(measure("bigtext", "never", &tw), 0);
 	for (unsigned int o = 16 - page_shift(); o <= FW_MAX_ORDER; o++)
 		large += pct_order(&tw, o);
@@ -309,29 +274,23 @@ static double pct_possible(const struct text_walk *tw, unsigned int order)
 /* Every explicit size the knob lists ends up as the text's folio size. */
 TEST_F(policy, explicit_sizes)
 {
-	char all[256], active[32], *word, *save;
+	struct knob_state st;
 	int sizes = 0;
 
-	ASSERT_EQ(knob_read(all, sizeof(all), active, sizeof(active)), 0);
-	for (word = strtok_r(all, WORD_DELIMS, &save); word;
-	     word = strtok_r(NULL, WORD_DELIMS, &save)) {
-		unsigned long kb;
+	ASSERT_EQ(knob_read(&st), 0);
+	for (int i = 0; i < st.nr_words; i++) {
+		const char *word = st.words[i];
+		unsigned long long bytes;
 		unsigned int order;
 		struct text_walk tw;
-		char *end, clean[32];
 
-		snprintf(clean, sizeof(clean), "%s", word + (word[0] == '['));
-		clean[strcspn(clean, "]")] = '\0';
-		kb = strtoul(clean, &end, 10);
-		if (end == clean)
+		if (parse_size(word, &bytes))
 			continue;	/* a mode */
-		if (*end == 'M')
-			kb <<= 10;
-		order = __builtin_ctzl(kb << 10) - page_shift();
-		ASSERT_EQ(knob_write(clean), 0);
-		ASSERT_EQ(measure("bigtext-2m", clean, &tw), 0);
+		order = __builtin_ctzll(bytes) - page_shift();
+		ASSERT_EQ(knob_set(word), 0);
+		ASSERT_EQ(measure("bigtext-2m", word, &tw), 0);
 		EXPECT_GE(pct_order(&tw, order), 0.9 * pct_possible(&tw, order))
-			TH_LOG("%s: %.1f%% in order %u of %.1f%% possible", clean,
+			TH_LOG("%s: %.1f%% in order %u of %.1f%% possible", word,
 			       pct_order(&tw, order), order, pct_possible(&tw, order));
 		sizes++;
 	}
@@ -343,7 +302,7 @@ TEST_F(policy, auto_pmd_for_aligned_text)
 {
 	struct text_walk tw;
 
-	ASSERT_EQ(knob_write("auto"), 0);
+	ASSERT_EQ(knob_set("auto"), 0);
 	ASSERT_EQ(measure("bigtext-2m", "auto-2m-aligned", &tw), 0);
 	EXPECT_GT(tw.report.file.pmd_mapped, 0);
 	EXPECT_GE(tw.text.file_pmd_kb, 2048);
@@ -356,7 +315,7 @@ TEST_F(policy, auto_64k_for_ordinary_text)
 
 	if (page_shift() != 12)
 		SKIP(return, "the 64K expectation is for 4K pages");
-	ASSERT_EQ(knob_write("auto"), 0);
+	ASSERT_EQ(knob_set("auto"), 0);
 	ASSERT_EQ(measure("bigtext", "auto-ordinary", &tw), 0);
 	EXPECT_GE(pct_order(&tw, 4), 90.0);
 	EXPECT_EQ(tw.report.file.pmd_mapped, 0);
@@ -371,7 +330,7 @@ TEST_F(policy, auto_small_for_tiny_text)
 	struct text_walk tw;
 	uint64_t large = 0;
 
-	ASSERT_EQ(knob_write("auto"), 0);
+	ASSERT_EQ(knob_set("auto"), 0);
 	ASSERT_EQ(measure("tinytext", "auto-tiny", &tw), 0);
 	for (unsigned int o = 16 - page_shift(); o <= FW_MAX_ORDER; o++)
 		large += tw.report.file.aligned[o] + tw.report.file.unaligned[o];
@@ -394,7 +353,7 @@ TEST_F(policy, padding_after_text_not_read)
 	void *map;
 	int fd;
 
-	ASSERT_EQ(knob_write("64K"), 0);
+	ASSERT_EQ(knob_set("64K"), 0);
 	ASSERT_EQ(measure("bigtext-2m", "64K-padding", &tw), 0);
 	text_end = tw.text.pgoff + (tw.text.end - tw.text.start);
 	check = 256 << 10;
@@ -424,21 +383,21 @@ TEST_F(policy, exec_mapping_ignores_madv_random)
 	unsigned long psize = sysconf(_SC_PAGESIZE);
 	unsigned long len = 1UL << 20, off = 2UL << 20, missing = 0;
 	unsigned char *vec;
-	int fd, null;
+	int fd, pipefd[2];
 	char *map;
 
-	ASSERT_EQ(knob_write("64K"), 0);
+	ASSERT_EQ(knob_set("64K"), 0);
 	cold_cache();
 	fd = open(path, O_RDONLY);
 	ASSERT_GE(fd, 0);
 	map = mmap(NULL, len, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, off);
 	ASSERT_NE(map, MAP_FAILED);
 	ASSERT_EQ(madvise(map, len, MADV_RANDOM), 0);
-	/* Fault the first page in: the kernel reads it to write it out. */
-	null = open("/dev/null", O_WRONLY);
-	ASSERT_GE(null, 0);
-	ASSERT_EQ(write(null, map, 1), 1);
-	close(null);
+	/* Fault the first page in: writing to a pipe copies from it. */
+	ASSERT_EQ(pipe(pipefd), 0);
+	ASSERT_EQ(write(pipefd[1], map, 1), 1);
+	close(pipefd[0]);
+	close(pipefd[1]);
 	vec = calloc(len / psize, 1);
 	ASSERT_NE(vec, NULL);
 	ASSERT_EQ(mincore(map, len, vec), 0);
@@ -455,22 +414,15 @@ TEST_F(policy, exec_mapping_ignores_madv_random)
 /* Every word the knob lists can be written and reads back as active. */
 TEST_F(policy, knob_roundtrip)
 {
-	char all[256], copy[256], active[32], *word, *save;
+	struct knob_state st, now;
 
-	ASSERT_EQ(knob_read(all, sizeof(all), active, sizeof(active)), 0);
-	ASSERT_NE(strstr(all, "never"), NULL);
-	ASSERT_NE(strstr(all, "arch"), NULL);
-	ASSERT_NE(strstr(all, "auto"), NULL);
-	memcpy(copy, all, sizeof(copy));
-	for (word = strtok_r(copy, WORD_DELIMS, &save); word;
-	     word = strtok_r(NULL, WORD_DELIMS, &save)) {
-		char clean[32], now[32];
-
-		snprintf(clean, sizeof(clean), "%s", word + (word[0] == '['));
-		clean[strcspn(clean, "]")] = '\0';
-		ASSERT_EQ(knob_write(clean), 0) TH_LOG("writing %s", clean);
-		ASSERT_EQ(knob_read(all, sizeof(all), now, sizeof(now)), 0);
-		EXPECT_STREQ(now, clean);
+	ASSERT_EQ(knob_read(&st), 0);
+	ASSERT_GE(knob_find(&st, "never"), 0);
+	ASSERT_GE(knob_find(&st, "arch"), 0);
+	ASSERT_GE(knob_find(&st, "auto"), 0);
+	for (int i = 0; i < st.nr_words; i++) {
+		ASSERT_EQ(knob_set(st.words[i]), 0) TH_LOG("writing %s", st.words[i]);
+		EXPECT_STREQ(knob_active(&now), st.words[i]);
 	}
 }
 
@@ -482,40 +434,38 @@ TEST_F(policy, knob_rejects_invalid)
 		"[auto]", "arch auto", "64k", "64KB", "65536", "4K", "8K", "48K",
 		"4M", "1G", "0", "-1", "\xff\xfe", "2M2M",
 	};
-	char all[256], before[32], after[32];
+	struct knob_state st;
 
-	ASSERT_EQ(knob_write("auto"), 0);
-	ASSERT_EQ(knob_read(all, sizeof(all), before, sizeof(before)), 0);
+	ASSERT_EQ(knob_set("auto"), 0);
 	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
-		int err = knob_write(bad[i]);
+		int err = knob_set(bad[i]);
 
 		/* An empty write never reaches the store. */
 		EXPECT_TRUE(err == -EINVAL || (!bad[i][0] && !err))
 			TH_LOG("\"%s\" gave %d", bad[i], err);
-		ASSERT_EQ(knob_read(all, sizeof(all), after, sizeof(after)), 0);
-		EXPECT_STREQ(after, before);
+		EXPECT_STREQ(knob_active(&st), "auto");
 	}
 }
 
 /* Only root may change the global policy. */
 TEST_F(policy, knob_needs_root)
 {
-	char all[256], before[32], after[32];
+	struct knob_state st;
+	char before[KNOB_WORD_LEN];
 	int status;
 	pid_t pid;
 
-	ASSERT_EQ(knob_read(all, sizeof(all), before, sizeof(before)), 0);
+	snprintf(before, sizeof(before), "%s", knob_active(&st));
 	pid = fork();
 	ASSERT_GE(pid, 0);
 	if (pid == 0) {
 		if (setgid(65534) || setuid(65534))
 			_exit(2);
-		_exit(knob_write("never") == -EACCES ? 0 : 1);
+		_exit(knob_set("never") == -EACCES ? 0 : 1);
 	}
 	ASSERT_EQ(waitpid(pid, &status, 0), pid);
 	EXPECT_EQ(WEXITSTATUS(status), 0);
-	ASSERT_EQ(knob_read(all, sizeof(all), after, sizeof(after)), 0);
-	EXPECT_STREQ(after, before);
+	EXPECT_STREQ(knob_active(&st), before);
 }
 
 static long get_policy(void)
@@ -559,22 +509,11 @@ TEST_F(policy, prctl_rejects_invalid)
 	EXPECT_EQ(errno, EINVAL);
 }
 
-/* Status line of a process, "" if absent. */
+/* The ExecFolioOrder word of a process, "" if absent. */
 static void status_word(pid_t pid, char *word, size_t len)
 {
-	char path[64], line[256];
-	FILE *f;
-
-	word[0] = '\0';
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	f = fopen(path, "r");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "ExecFolioOrder: %31s", word) == 1)
-			break;
-	fclose(f);
-	(void)len;
+	if (proc_policy_word(pid, word, len))
+		word[0] = '\0';
 }
 
 /*
@@ -593,8 +532,8 @@ TEST_F(policy, prctl_inherited_across_fork_and_exec)
 
 	if (page_shift() >= 16)
 		SKIP(return, "64K is not a large folio with this page size");
-	ASSERT_EQ(knob_write("never"), 0);
-	ASSERT_EQ(knob_write("arch"), 0);
+	ASSERT_EQ(knob_set("never"), 0);
+	ASSERT_EQ(knob_set("arch"), 0);
 	ASSERT_EQ(prctl(PR_SET_EXEC_FOLIO_ORDER, PR_EXEC_FOLIO_ORDER, o64, 0, 0), 0);
 	ASSERT_EQ(get_policy(), want);
 	status_word(getpid(), word, sizeof(word));
@@ -632,7 +571,7 @@ TEST_F(policy, global_never_beats_prctl)
 	if (page_shift() >= 16)
 		SKIP(return, "64K is not a large folio with this page size");
 	ASSERT_EQ(prctl(PR_SET_EXEC_FOLIO_ORDER, PR_EXEC_FOLIO_ORDER, o64, 0, 0), 0);
-	ASSERT_EQ(knob_write("never"), 0);
+	ASSERT_EQ(knob_set("never"), 0);
 	ASSERT_EQ(measure("bigtext", "never+prctl-64K", &tw), 0);
 	for (unsigned int o = o64; o <= FW_MAX_ORDER; o++)
 		large += pct_order(&tw, o);

@@ -1,0 +1,61 @@
+#!/bin/bash
+# bench/run.sh: the figures the issues ask for, measured on this machine,
+# written to bench/results.md (and printed).
+#
+#  - kernel build time: cold (empty ccache, empty object dir) and with a
+#    warm ccache (empty object dir), for the patched x86_64 kernel;
+#  - guest boot + test time;
+#  - the folio size table of the test binaries' text, per policy, with
+#    stock 6.12 and "never" side by side (tests/run.sh --with-stock).
+#
+# --cold empties ccache first (slow: two cold kernel builds).
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+build=$repo/build
+out=$repo/bench/results.md
+export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/exec-folio-ccache}
+"$repo/tests/lib/deps.sh"
+"$repo/series/make-tree.sh" "$build/src"
+
+build_time() {	# OBJDIR -> seconds for a build from an empty object dir
+	rm -rf "$1"
+	local t0=$(date +%s)
+	"$repo/tests/lib/build-kernel.sh" "$build/src" "$1" "$repo/tests/config/x86_64.config" >&2
+	echo $(( $(date +%s) - t0 ))
+}
+cold=n/a
+if [ "${1:-}" = --cold ]; then
+	ccache -C >/dev/null
+	cold=$(build_time "$build/obj-x86_64")
+fi
+warm=$(build_time "$build/obj-x86_64")
+
+t0=$(date +%s)
+"$repo/tests/run.sh" --with-stock > "$build/logs/bench-tests.log" 2>&1 || true
+total=$(( $(date +%s) - t0 ))
+boot=$(grep -h 'QEMU exited' "$build/logs/boot-times.log" | sed 's/.*after //' | tr '\n' ' ')
+
+{
+	echo "# exec-folio benchmark results"
+	echo
+	echo "Measured $(date -u +%Y-%m-%d) on $(nproc) cores, $(uname -m), QEMU TCG (no KVM)."
+	echo "Base: Debian linux-source-6.12 $(dpkg-query -W -f='${Version}' linux-source-6.12)."
+	echo
+	echo "| what | time |"
+	echo "| --- | --- |"
+	echo "| x86_64 kernel build, cold (empty ccache) | ${cold}s |"
+	echo "| x86_64 kernel build, warm ccache, empty object dir | ${warm}s |"
+	echo "| guest boots (boot + tests each, patched, cmdline x2, stock, never) | $boot |"
+	echo "| tests/run.sh --with-stock, kernels already built | ${total}s |"
+	echo
+	echo "Folio sizes of the test binaries' text, % of resident text"
+	echo "(columns: <boot>/<measurement>; bigtext: 3 MiB text at 0x401000,"
+	echo "bigtext-2m: the same 2M-aligned; explicit sizes measured on bigtext-2m):"
+	echo
+	echo '```'
+	python3 "$repo/tests/lib/folio-table.py" "$build/folio-dist.txt"
+	echo '```'
+	echo
+	echo "Result line of the test run: $(tail -1 "$build/logs/bench-tests.log")"
+} > "$out"
+cat "$out"
