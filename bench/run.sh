@@ -31,7 +31,7 @@ fi
 warm=$(build_time "$build/obj-x86_64")
 
 t0=$(date +%s)
-"$repo/tests/run.sh" --with-stock > "$build/logs/bench-tests.log" 2>&1 || true
+"$repo/tests/run.sh" --with-stock > "$build/bench-tests.log" 2>&1 || true
 total=$(( $(date +%s) - t0 ))
 boot=$(grep -h 'QEMU exited' "$build/logs/boot-times.log" | sed 's/.*after //' | tr '\n' ' ')
 
@@ -56,6 +56,6 @@ boot=$(grep -h 'QEMU exited' "$build/logs/boot-times.log" | sed 's/.*after //' |
 	python3 "$repo/tests/lib/folio-table.py" "$build/folio-dist.txt"
 	echo '```'
 	echo
-	echo "Result line of the test run: $(tail -1 "$build/logs/bench-tests.log")"
+	echo "Result line of the test run: $(tail -1 "$build/bench-tests.log")"
 } > "$out"
 cat "$out"

@@ -1,26 +1,29 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The kernel's own reads of a binary it is about to execute.
+ * Reads of a binary that exec loads, other than the faults on its text.
  *
  * The ELF loader read()s a binary's headers, and ordinary readahead
  * pulls the pages after them, often the start of the text, into the
- * page cache in small folios before the text is ever faulted.  When
- * the exec folio policy will read this process's text into large
- * folios, those header reads are random access: read what is asked for
- * and leave the text to its first page fault.
+ * page cache in small folios before the text is ever faulted.  The same
+ * happens when the binary's read-only data, next to the text in the
+ * file, is faulted: read-around reads 64K either side.  When the exec
+ * folio policy will read the text into large folios, neither may touch
+ * it: the header reads read what they ask for, and read-around of the
+ * binary's other mappings stays inside them.
  */
 
 #include <linux/exec_folio.h>
 #include <linux/fs.h>
+#include <linux/mm.h>
 #include <linux/pagemap.h>
 #include <linux/sched.h>
 #include <linux/spinlock.h>
 
-/* Whether text of the process that is exec'ing goes into large folios. */
-static bool exec_folio_wants_large(void)
+/* Whether the policy of @mm (may be NULL) reads text into large folios. */
+static bool exec_folio_wants_large(struct mm_struct *mm)
 {
-	unsigned int local = current->mm ?
-		READ_ONCE(current->mm->exec_folio_policy) : EXEC_FOLIO_INHERIT;
+	unsigned int local = mm ? READ_ONCE(mm->exec_folio_policy) :
+				  EXEC_FOLIO_INHERIT;
 	unsigned int policy = exec_folio_effective(READ_ONCE(exec_folio_global_policy),
 						   local);
 
@@ -47,9 +50,36 @@ static bool exec_folio_wants_large(void)
 void exec_folio_open_exec(struct file *file)
 {
 	if (!mapping_large_folio_support(file->f_mapping) ||
-	    !exec_folio_wants_large())
+	    !exec_folio_wants_large(current->mm))
 		return;
 	spin_lock(&file->f_lock);
 	file->f_mode |= FMODE_RANDOM;
 	spin_unlock(&file->f_lock);
+}
+
+/**
+ * exec_folio_binary_ra - Keep read-around of a binary's data out of its text.
+ * @vmf: A fault on a mapping that is not executable; its lock is held.
+ * @ra: The read-around that is about to be done for it.
+ *
+ * For a file that exec opened (__FMODE_EXEC), whose text the policy reads
+ * into large folios, limit @ra to the part of the file the faulting
+ * mapping maps, with no async part to read on past it.
+ */
+void exec_folio_binary_ra(struct vm_fault *vmf, struct file_ra_state *ra)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	pgoff_t first = vma->vm_pgoff;
+	pgoff_t end = first + vma_pages(vma);
+
+	if (!(vma->vm_file->f_flags & __FMODE_EXEC) ||
+	    !exec_folio_wants_large(vma->vm_mm))
+		return;
+	if (ra->start < first) {
+		ra->size -= min_t(pgoff_t, ra->size, first - ra->start);
+		ra->start = first;
+	}
+	if (ra->start + ra->size > end)
+		ra->size = end - ra->start;
+	ra->async_size = 0;
 }

@@ -124,7 +124,8 @@ bz=$build/obj-x86_64/arch/x86/boot/bzImage
 selftest="EXEC_FOLIO_DIR=/mnt/exec-folio /tests/bin/exec_folio_test"
 phase "booting the patched kernel: KUnit and guest tests"
 KUNIT_EXPECT="--expect-kunit exec_folio --expect-kunit exec_folio_sysfs"
-boot x86_64 "$bz" "" "selftest $selftest" "utility sh /tests/bin/utility.sh"
+boot x86_64 "$bz" "" "selftest $selftest" "utility sh /tests/bin/utility.sh" \
+	"dynlib sh /tests/bin/dynlib.sh"
 
 phase "booting with exec_order= on the command line"
 KUNIT_EXPECT=""

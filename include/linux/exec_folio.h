@@ -13,7 +13,9 @@
 #include <linux/pgtable.h>
 
 struct file;
+struct file_ra_state;
 struct kobj_attribute;
+struct vm_fault;
 
 /*
  * The policy modes.  The values are those of the PR_EXEC_FOLIO_* prctl
@@ -97,8 +99,9 @@ extern struct kobj_attribute exec_order_attr;
 int exec_folio_parse(const char *buf, unsigned int page_shift,
 		     unsigned int max_order, unsigned int *policy);
 
-/* mm/exec_folio_loader.c: the loader's reads of a binary */
+/* mm/exec_folio_loader.c: other reads of a binary than its text faults */
 void exec_folio_open_exec(struct file *file);
+void exec_folio_binary_ra(struct vm_fault *vmf, struct file_ra_state *ra);
 
 /* mm/exec_folio_prctl.c: PR_SET/GET_EXEC_FOLIO_ORDER */
 int exec_folio_prctl_set(struct mm_struct *mm, unsigned long mode,
@@ -121,6 +124,11 @@ static inline void exec_folio_mm_init(struct mm_struct *mm,
 }
 
 static inline void exec_folio_open_exec(struct file *file)
+{
+}
+
+static inline void exec_folio_binary_ra(struct vm_fault *vmf,
+					struct file_ra_state *ra)
 {
 }
 

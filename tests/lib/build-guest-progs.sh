@@ -24,6 +24,15 @@ $cc -O2 -static -Wall -o "$out/exec_folio_test" \
 	"$tree/tools/exec_folio_ctl/folio_walk.c" \
 	"$tree/tools/exec_folio_ctl/policy.c" \
 	"$tree/tools/exec_folio_ctl/proc_smaps.c"
+# A dynamically linked bigtext with the loader and libc it needs, so the
+# guest can measure text that the dynamic loader read()s (tests/guest/dynlib.sh).
+if [ -z "${CROSS_COMPILE:-}" ]; then
+	$cc -O2 -o "$out/bigtext-dyn" "$here/progs/bigtext.c" "$tmp/text.S"
+	mkdir -p "$out/lib"
+	cp -L /lib64/ld-linux-x86-64.so.2 /lib/x86_64-linux-gnu/libc.so.6 "$out/lib/"
+	install -m 0755 "$here/guest/dynlib.sh" "$out/dynlib.sh"
+fi
+
 # The utility, static (the guest has busybox and no libc), and its test.
 make -s -C "$here/../tools/exec_folio_ctl" exec_folio_ctl.static CC="$cc"
 cp "$here/../tools/exec_folio_ctl/exec_folio_ctl.static" "$out/exec_folio_ctl"

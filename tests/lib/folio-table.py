@@ -8,18 +8,17 @@ DISTFILE holds lines "<run> <label>: small=18.8 16K=75.6 ... pmd=0.0"
 The first form prints the table of the seeds: the percentage of mapped
 text by folio size, one column per run and label.
 
---compare checks that the "boot" measurement of run A and of run B agree
+--compare checks that the "bigtext@boot" measurement of run A and of run B agree
 within 5 percentage points in every folio size (the stock kernel against
 "never"), prints both, and exits 1 if they do not.
 """
 import re
 import sys
 
-ORDER = ['small', '8K', '16K', '32K', '64K', '128K', '256K', '512K', '1M',
-         '2M', 'unaligned', 'partial', 'pmd', 'cont64K']
-LABELS = {'small': 'base page', 'unaligned': 'unaligned (any size)',
-          'partial': 'partially mapped', 'pmd': 'PMD-mapped (2M)',
-          'cont64K': 'contpte-able 64K blocks'}
+ORDER = ['small', '8K', '16K', '32K', '64K', '128K', '256K', '512K', '1024K',
+         '2048K', 'unaligned', 'partial', 'pmd', 'cont64K']
+HEADS = {'small': '4K', 'unaligned': 'unal.', 'partial': 'part.',
+         'pmd': 'pmd', 'cont64K': 'cont', '1024K': '1M', '2048K': '2M'}
 
 
 def parse(path):
@@ -37,17 +36,19 @@ def parse(path):
 
 
 def table(runs):
-    names = [n for n, _ in runs]
-    width = max([12] + [len(n) for n in names])
-    first = 24
-    out = ['text folios by size, % of'.ljust(first) + ' | ' +
-           ' | '.join(n.rjust(width) for n in names)]
+    """One row per measurement, one column per folio size: % of the text."""
+    keys = [k for k in ORDER if any(v.get(k, 0.0) >= 0.05 for _, v in runs)]
+    heads = [HEADS.get(k, k) for k in keys]
+    width = max([8] + [len(n) for n, _ in runs])
+    out = ['boot/measurement'.ljust(width) + ' | ' +
+           ' | '.join(h.rjust(6) for h in heads)]
     out.append('-' * len(out[0]))
-    keys = [k for k in ORDER if any(k in v for _, v in runs)]
-    for k in keys:
-        label = LABELS.get(k, f'{k} folios (aligned)')
-        out.append(label.ljust(first) + ' | ' + ' | '.join(
-            f'{v.get(k, 0.0):{width}.1f}' for _, v in runs))
+    for name, v in runs:
+        out.append(name.ljust(width) + ' | ' +
+                   ' | '.join(f'{v.get(k, 0.0):6.1f}' for k in keys))
+    out.append('(4K: not in a large folio; unal.: large folios at unaligned '
+               'addresses; part.: partially mapped; pmd: PMD-mapped; '
+               'cont: in aligned 64K blocks, contpte-able)')
     return '\n'.join(out)
 
 
@@ -55,7 +56,7 @@ def main(argv):
     if argv[1:2] == ['--compare']:
         a, b, path = argv[2:5]
         runs = dict(parse(path))
-        ra, rb = runs.get(f'{a}/boot'), runs.get(f'{b}/boot')
+        ra, rb = runs.get(f'{a}/bigtext@boot'), runs.get(f'{b}/bigtext@boot')
         if ra is None or rb is None:
             print(f'missing measurement for {a} or {b}')
             return 1

@@ -1,0 +1,51 @@
+#!/bin/sh
+# Text that the dynamic loader read()s before mapping it: run a
+# dynamically linked bigtext through ld.so, all of them on the XFS disk,
+# under several policies, and print how the text of ld.so (loaded by the
+# kernel), of the program and of libc.so.6 (both read() then mmap()ed by
+# ld.so) is backed, as "# folio-dist" lines.
+ctl=/tests/bin/exec_folio_ctl
+dir=/mnt/exec-folio
+knob=/sys/kernel/mm/transparent_hugepage/exec_order
+fail=0
+
+# report output of one mapping -> folio-dist fields
+dist() {
+	awk -v want="$1" '
+		/^[0-9]+: / { on = index($0, want) > 0 && $0 !~ /rollup/; next }
+		on && /file-/ {
+			key = $1; sub(":", "", key); pct = $0
+			sub(/.*\( */, "", pct); sub(/%.*/, "", pct)
+			if (key == "file-base-page") name = "small"
+			else if (key ~ /^file-thp-pte-aligned-/) { name = key; sub(/file-thp-pte-aligned-/, "", name); sub(/kB/, "K", name) }
+			else if (key ~ /^file-thp-pte-unaligned-/) { unal += pct; next }
+			else if (key == "file-thp-pte-partial") name = "partial"
+			else if (key ~ /^file-thp-pmd/) name = "pmd"
+			else if (key ~ /^file-cont-pte/) name = "cont64K"
+			else next
+			printf " %s=%s", name, pct
+		}
+		END { if (unal) printf " unaligned=%s", unal }'
+}
+
+for pol in never 64K auto; do
+	echo "$pol" > $knob
+	sync
+	echo 3 > /proc/sys/vm/drop_caches
+	$dir/lib/ld-linux-x86-64.so.2 --library-path $dir/lib $dir/bigtext-dyn --stop \
+		> /dev/null 2>&1 &
+	p=$!
+	for i in $(seq 100); do
+		grep -q '^State:.*T (stopped)' /proc/$p/status 2>/dev/null && break
+		sleep 0.1
+	done
+	$ctl report --pid $p > /tmp/report || fail=1
+	grep -q libc.so.6 /tmp/report || fail=1
+	for m in ld-linux-x86-64.so.2 bigtext-dyn libc.so.6; do
+		echo "# folio-dist $m@$pol:$(dist $m < /tmp/report)"
+	done
+	kill -9 $p
+	wait $p 2>/dev/null
+done
+echo arch > $knob
+exit $fail
