@@ -88,6 +88,23 @@ t "make install honours PREFIX and DESTDIR" make -s -C "$dir" install PREFIX=/us
 	[ -f "$tmp/root/usr/lib/systemd/system/exec-folio.service" ] && ok "installed files in place" ||
 	nok "installed files in place"
 
+# The systemd unit and the drop-in example, as systemd reads them.
+if command -v systemd-analyze > /dev/null; then
+	root=$tmp/root
+	t "exec-folio.service passes systemd-analyze verify" systemd-analyze verify --man=no \
+		--root="$root" "$root/usr/lib/systemd/system/exec-folio.service"
+	mkdir -p "$root/etc/systemd/system/demo.service.d" "$root/usr/bin"
+	cp /usr/bin/true "$root/usr/bin/"
+	printf '[Unit]\nDefaultDependencies=no\n[Service]\nExecStart=/usr/bin/true\n' \
+		> "$root/etc/systemd/system/demo.service"
+	sed 's|/usr/sbin/mysqld|/usr/bin/true|' "$dir/service-drop-in.conf.example" \
+		> "$root/etc/systemd/system/demo.service.d/exec-folio.conf"
+	t "the drop-in example passes systemd-analyze verify" systemd-analyze verify --man=no \
+		--root="$root" "$root/etc/systemd/system/demo.service"
+else
+	skip "systemd units verify" "no systemd-analyze"
+fi
+
 # report == thpmaps on the same process.  Text on a tmpfs with huge=always
 # has PMD-mapped, partially mapped and contpte-able parts; a sleeping
 # sleep(1) has ordinary text.
