@@ -23,12 +23,12 @@ build_time() {	# OBJDIR -> seconds for a build from an empty object dir
 	"$repo/tests/lib/build-kernel.sh" "$build/src" "$1" "$repo/tests/config/x86_64.config" >&2
 	echo $(( $(date +%s) - t0 ))
 }
-cold=n/a
+cold="not measured (bench/run.sh --cold)"
 if [ "${1:-}" = --cold ]; then
 	ccache -C >/dev/null
-	cold=$(build_time "$build/obj-x86_64")
+	cold="$(build_time "$build/obj-x86_64")s"
 fi
-warm=$(build_time "$build/obj-x86_64")
+warm="$(build_time "$build/obj-x86_64")s"
 
 t0=$(date +%s)
 "$repo/tests/run.sh" --with-stock > "$build/bench-tests.log" 2>&1 || true
@@ -43,8 +43,8 @@ boot=$(grep -h 'QEMU exited' "$build/logs/boot-times.log" | sed 's/.*after //' |
 	echo
 	echo "| what | time |"
 	echo "| --- | --- |"
-	echo "| x86_64 kernel build, cold (empty ccache) | ${cold}s |"
-	echo "| x86_64 kernel build, warm ccache, empty object dir | ${warm}s |"
+	echo "| x86_64 kernel build, cold (empty ccache) | ${cold} |"
+	echo "| x86_64 kernel build, warm ccache, empty object dir | ${warm} |"
 	echo "| guest boots (boot + tests each, patched, cmdline x2, stock, never) | $boot |"
 	echo "| tests/run.sh --with-stock, kernels already built | ${total}s |"
 	echo

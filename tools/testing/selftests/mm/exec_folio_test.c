@@ -151,6 +151,17 @@ static double pct_order(const struct text_walk *tw, unsigned int order)
 	return folio_percent(c, pages);
 }
 
+/* Pages of the text in folios of @order or larger, however mapped. */
+static uint64_t pages_from_order(const struct text_walk *tw, unsigned int order)
+{
+	const struct folio_counts *c = &tw->report.file;
+	uint64_t pages = order <= tw->fw.pmd_order ? c->pmd_mapped : 0;
+
+	for (unsigned int o = order; o <= FW_MAX_ORDER; o++)
+		pages += c->aligned[o] + c->unaligned[o];
+	return pages;
+}
+
 /*
  * One line a run, for the harness on the host to build the folio size
  * table: "# folio-dist <label>: <size>=<percent> ...".
@@ -248,7 +259,6 @@ FIXTURE_TEARDOWN(policy)
 TEST_F(policy, text_in_64k_folios)
 {
 	struct text_walk tw;
-	uint64_t larger = 0;
 	unsigned int o64 = 16 - page_shift();
 
 	if (page_shift() >= 16)
@@ -265,22 +275,18 @@ TEST_F(policy, text_in_64k_folios)
 		TH_LOG("%.1f%% in 64K folios of %.1f%% possible",
 		       pct_order(&tw, o64), pct_possible(&tw, o64));
 	/* Nothing larger than asked for. */
-	for (unsigned int o = o64 + 1; o <= FW_MAX_ORDER; o++)
-		larger += tw.report.file.aligned[o] + tw.report.file.unaligned[o];
-	EXPECT_EQ(larger, 0);
+	EXPECT_EQ(pages_from_order(&tw, o64 + 1), 0);
 }
 
 /* "never" is the ordinary read-around: no 64K folios or larger. */
 TEST_F(policy, never_is_read_around)
 {
 	struct text_walk tw;
-	double large = 0;
 
 	ASSERT_EQ(knob_set("never"), 0);
 	ASSERT_EQ(measure("bigtext", "bigtext@never", &tw), 0);
-	for (unsigned int o = 16 - page_shift(); o <= FW_MAX_ORDER; o++)
-		large += pct_order(&tw, o);
-	EXPECT_LT(large, 5.0);
+	EXPECT_LT(folio_percent(&tw.report.file,
+				pages_from_order(&tw, 16 - page_shift())), 5.0);
 }
 
 /* Every explicit size the knob lists ends up as the text's folio size. */
@@ -342,14 +348,10 @@ TEST_F(policy, auto_64k_for_ordinary_text)
 TEST_F(policy, auto_small_for_tiny_text)
 {
 	struct text_walk tw;
-	uint64_t large = 0;
 
 	ASSERT_EQ(knob_set("auto"), 0);
 	ASSERT_EQ(measure("tinytext", "tinytext@auto", &tw), 0);
-	for (unsigned int o = 16 - page_shift(); o <= FW_MAX_ORDER; o++)
-		large += tw.report.file.aligned[o] + tw.report.file.unaligned[o];
-	EXPECT_EQ(large, 0);
-	EXPECT_EQ(tw.report.file.pmd_mapped, 0);
+	EXPECT_EQ(pages_from_order(&tw, 16 - page_shift()), 0);
 }
 
 /*
@@ -580,16 +582,13 @@ TEST_F(policy, global_never_beats_prctl)
 {
 	unsigned int o64 = 16 - page_shift();
 	struct text_walk tw;
-	double large = 0;
 
 	if (page_shift() >= 16)
 		SKIP(return, "64K is not a large folio with this page size");
 	ASSERT_EQ(prctl(PR_SET_EXEC_FOLIO_ORDER, PR_EXEC_FOLIO_ORDER, o64, 0, 0), 0);
 	ASSERT_EQ(knob_set("never"), 0);
 	ASSERT_EQ(measure("bigtext", "bigtext@never+prctl-64K", &tw), 0);
-	for (unsigned int o = o64; o <= FW_MAX_ORDER; o++)
-		large += pct_order(&tw, o);
-	EXPECT_LT(large, 5.0);
+	EXPECT_LT(folio_percent(&tw.report.file, pages_from_order(&tw, o64)), 5.0);
 }
 
 /*
