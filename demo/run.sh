@@ -24,7 +24,7 @@ echo "demo sh /tests/bin/guest-demo.sh" > "$build/plan-demo"
 	"$build/guest-x86_64"
 say "booting under QEMU (TCG), text on an XFS disk"
 "$repo/tests/lib/run-guest.sh" "$build/obj-x86_64/arch/x86/boot/bzImage" \
-	"$build/initramfs-demo.cpio.gz" "$build/logs/demo.log"
+	"$build/initramfs-demo.cpio.gz" "$build/logs/demo.log" "loglevel=4"
 sed -n '/^GUEST-BEGIN demo/,/^GUEST-END demo/p' "$build/logs/demo.log" |
 	sed '1d;$d' | sed 's/^\[ *[0-9.]*\] //'
 grep -q '^GUEST-END demo rc=0' "$build/logs/demo.log"
