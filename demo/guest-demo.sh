@@ -1,5 +1,6 @@
 #!/bin/sh
 # Runs inside the demo guest: the exec folio policies at work.
+. /tests/bin/lib.sh
 ctl=/tests/bin/exec_folio_ctl
 big=/mnt/exec-folio/bigtext
 big2m=/mnt/exec-folio/bigtext-2m
@@ -9,16 +10,11 @@ big2m=/mnt/exec-folio/bigtext-2m
 show() {
 	bin=$1
 	shift
-	sync
-	echo 3 > /proc/sys/vm/drop_caches
-	$ctl exec "$@" -- "$bin" --stop &
-	p=$!
-	while ! grep -q '^State:.*T' /proc/$p/status 2>/dev/null; do sleep 0.1; done
+	p=$(cold_spawn $ctl exec "$@" -- "$bin" --stop)
 	# one text mapping (a static binary): its counters, not the rollup
 	$ctl report --pid $p | sed '/rollup/,$d'
 	grep ExecFolioOrder /proc/$p/status
 	kill -9 $p
-	wait $p 2>/dev/null
 }
 
 echo

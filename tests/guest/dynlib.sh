@@ -8,6 +8,7 @@ ctl=/tests/bin/exec_folio_ctl
 dir=/mnt/exec-folio
 knob=/sys/kernel/mm/transparent_hugepage/exec_order
 fail=0
+. /tests/bin/lib.sh
 
 # report output of one mapping -> folio-dist fields
 dist() {
@@ -30,22 +31,14 @@ dist() {
 
 for pol in never 64K auto; do
 	echo "$pol" > $knob
-	sync
-	echo 3 > /proc/sys/vm/drop_caches
-	$dir/lib/ld-linux-x86-64.so.2 --library-path $dir/lib $dir/bigtext-dyn --stop \
-		> /dev/null 2>&1 &
-	p=$!
-	for i in $(seq 100); do
-		grep -q '^State:.*T (stopped)' /proc/$p/status 2>/dev/null && break
-		sleep 0.1
-	done
+	p=$(cold_spawn $dir/lib/ld-linux-x86-64.so.2 --library-path $dir/lib \
+		$dir/bigtext-dyn --stop) || fail=1
 	$ctl report --pid $p > /tmp/report || fail=1
 	grep -q libc.so.6 /tmp/report || fail=1
 	for m in ld-linux-x86-64.so.2 bigtext-dyn libc.so.6; do
 		echo "# folio-dist $m@$pol:$(dist $m < /tmp/report)"
 	done
 	kill -9 $p
-	wait $p 2>/dev/null
 done
 echo arch > $knob
 exit $fail

@@ -12,18 +12,11 @@ ok() { echo "ok - $1"; pass=$((pass + 1)); }
 nok() { echo "not ok - $1"; fail=$((fail + 1)); }
 active() { $ctl status | sed -n 's/^exec_order: //p'; }
 
+. /tests/bin/lib.sh
+
 # Run bigtext cold under "exec_folio_ctl exec $*", stopped; echo its pid.
 spawn() {
-	sync
-	echo 3 > /proc/sys/vm/drop_caches
-	# not on our stdout: the caller reads it through $(...) until EOF
-	$ctl exec "$@" -- $dir/bigtext --stop > /dev/null 2>&1 &
-	p=$!
-	for i in $(seq 100); do
-		grep -q '^State:.*T (stopped)' /proc/$p/status 2>/dev/null && break
-		sleep 0.1
-	done
-	echo $p
+	cold_spawn $ctl exec "$@" -- $dir/bigtext --stop
 }
 
 # Percent of the text in aligned 64K folios, from report.

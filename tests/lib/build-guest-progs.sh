@@ -36,4 +36,4 @@ fi
 # The utility, static (the guest has busybox and no libc), and its test.
 make -s -C "$here/../tools/exec_folio_ctl" exec_folio_ctl.static CC="$cc"
 cp "$here/../tools/exec_folio_ctl/exec_folio_ctl.static" "$out/exec_folio_ctl"
-install -m 0755 "$here/guest/utility.sh" "$out/utility.sh"
+install -m 0755 "$here/guest/utility.sh" "$here/guest/lib.sh" "$out/"
