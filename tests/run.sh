@@ -90,6 +90,12 @@ if ! check "x86_64 kernel builds" "$repo/tests/lib/build-kernel.sh" \
 fi
 grep 'built in' "$logs/checks.log" | tail -1 | sed 's/^/# /'
 
+phase "arm64: the series' objects compile with 4K, 16K and 64K pages"
+bash "$repo/tests/lib/arm64-compile-check.sh" "$build/src" "$build/obj-arm64-check" \
+	> "$logs/arm64-compile.log" 2>&1
+grep -E '^(not )?ok |^#   ' "$logs/arm64-compile.log"
+tally "$logs/arm64-compile.log" "arm64 compile check"
+
 phase "building the guest programs"
 progs=$build/guest-x86_64
 check "guest programs build" "$repo/tests/lib/build-guest-progs.sh" "$build/src" "$progs"

@@ -5,9 +5,9 @@
 set -euo pipefail
 pkgs=(linux-source-6.12 gcc make flex bison bc libelf-dev libssl-dev
       cpio gzip xz-utils kmod perl git python3 python3-numpy ccache
-      python3-ply qemu-system-x86 busybox-static xfsprogs valgrind man-db groff-base)
-[ "${1:-}" = --arm64 ] && pkgs+=(qemu-system-arm gcc-aarch64-linux-gnu
-	libc6-dev-arm64-cross)
+      python3-ply qemu-system-x86 busybox-static xfsprogs valgrind man-db groff-base
+      gcc-aarch64-linux-gnu)
+[ "${1:-}" = --arm64 ] && pkgs+=(qemu-system-arm libc6-dev-arm64-cross)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q '^install ok installed$' ||
