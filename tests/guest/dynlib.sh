@@ -10,25 +10,6 @@ knob=/sys/kernel/mm/transparent_hugepage/exec_order
 fail=0
 . /tests/bin/lib.sh
 
-# report output of one mapping -> folio-dist fields
-dist() {
-	awk -v want="$1" '
-		/^[0-9]+: / { on = index($0, want) > 0 && $0 !~ /rollup/; next }
-		on && /file-/ {
-			key = $1; sub(":", "", key); pct = $0
-			sub(/.*\( */, "", pct); sub(/%.*/, "", pct)
-			if (key == "file-base-page") name = "small"
-			else if (key ~ /^file-thp-pte-aligned-/) { name = key; sub(/file-thp-pte-aligned-/, "", name); sub(/kB/, "K", name) }
-			else if (key ~ /^file-thp-pte-unaligned-/) { unal += pct; next }
-			else if (key == "file-thp-pte-partial") name = "partial"
-			else if (key ~ /^file-thp-pmd/) name = "pmd"
-			else if (key ~ /^file-cont-pte/) name = "cont64K"
-			else next
-			printf " %s=%s", name, pct
-		}
-		END { if (unal) printf " unaligned=%s", unal }'
-}
-
 for pol in never 64K auto; do
 	echo "$pol" > $knob
 	p=$(cold_spawn $dir/lib/ld-linux-x86-64.so.2 --library-path $dir/lib \
@@ -36,7 +17,7 @@ for pol in never 64K auto; do
 	$ctl report --pid $p > /tmp/report || fail=1
 	grep -q libc.so.6 /tmp/report || fail=1
 	for m in ld-linux-x86-64.so.2 bigtext-dyn libc.so.6; do
-		echo "# folio-dist $m@$pol:$(dist $m < /tmp/report)"
+		echo "# folio-dist $m@$pol:$(report_dist $m < /tmp/report)"
 	done
 	kill -9 $p
 done

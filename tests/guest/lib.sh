@@ -20,3 +20,24 @@ cold_spawn() {
 	echo $_p
 	return 1
 }
+
+# report_dist NAME < report: the counters of the mapping of NAME in
+# "exec_folio_ctl report" output, as the fields of a "# folio-dist" line
+# (" small=0.3 64K=96.6 ... cont64K=96.6"), in percent of its text.
+report_dist() {
+	awk -v want="$1" '
+		/^[0-9]+: / { on = index($0, want) > 0 && $0 !~ /rollup/; next }
+		on && /file-/ {
+			key = $1; sub(":", "", key); pct = $0
+			sub(/.*\( */, "", pct); sub(/%.*/, "", pct)
+			if (key == "file-base-page") name = "small"
+			else if (key ~ /^file-thp-pte-aligned-/) { name = key; sub(/file-thp-pte-aligned-/, "", name); sub(/kB/, "K", name) }
+			else if (key ~ /^file-thp-pte-unaligned-/) { unal += pct; next }
+			else if (key == "file-thp-pte-partial") name = "partial"
+			else if (key ~ /^file-thp-pmd/) name = "pmd"
+			else if (key ~ /^file-cont-pte/) name = "cont64K"
+			else next
+			printf " %s=%s", name, pct
+		}
+		END { if (unal) printf " unaligned=%s", unal }'
+}

@@ -21,7 +21,7 @@ spawn() {
 
 # Percent of the text in aligned 64K folios, from report.
 pct64() {
-	$ctl report --pid "$1" | sed -n 's/.*file-thp-pte-aligned-64kB: *[0-9]* kB ( *\([0-9]*\)\..*/\1/p' | tail -1
+	$ctl report --pid "$1" | report_dist bigtext | sed -n 's/.* 64K=\([0-9]*\).*/\1/p'
 }
 
 $ctl status > /tmp/status && ok "status runs" || nok "status runs"

@@ -29,8 +29,14 @@ static void emit_nonzero(const struct report_opts *o, const struct folio_counts 
 		emit(key, pages_kb(o, pages), folio_percent(c, pages), arg);
 }
 
-void report_counters(const struct report_opts *o, const char *kind,
-		     const struct folio_counts *c, emit_fn emit, void *arg)
+/*
+ * Call @emit for each counter of @c that is not zero, with the names
+ * tools/mm/thpmaps gives them ("file-thp-pte-aligned-64kB", ...) and our
+ * own "file-base-page" for pages not in a large folio; @kind is "file" or
+ * "anon".  The percentage is of the resident pages.
+ */
+static void report_counters(const struct report_opts *o, const char *kind,
+			    const struct folio_counts *c, emit_fn emit, void *arg)
 {
 	unsigned long long cont_kb = order_kb(o, o->cont_order);
 	char key[64];

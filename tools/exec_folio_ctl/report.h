@@ -17,17 +17,6 @@ struct report_opts {
 };
 
 /*
- * Call @emit for each counter of @c that is not zero, with the names
- * tools/mm/thpmaps gives them ("file-thp-pte-aligned-64kB", ...) and
- * our own "file-base-page" for pages not in a large folio; @kind is
- * "file" or "anon".  The percentage is of the resident pages.
- */
-void report_counters(const struct report_opts *o, const char *kind,
-		     const struct folio_counts *c,
-		     void (*emit)(const char *key, uint64_t kb, double pct, void *arg),
-		     void *arg);
-
-/*
  * Report the executable file mappings of each of the @nr processes in
  * @pids (all processes if @pids is NULL) to @out, then their sum.
  * Returns 0, or 1 if a named process could not be read (reported on
