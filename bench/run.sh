@@ -6,7 +6,8 @@
 #    warm ccache (empty object dir), for the patched x86_64 kernel;
 #  - guest boot + test time;
 #  - the folio size table of the test binaries' text, per policy, with
-#    stock 6.12 and "never" side by side (tests/run.sh --with-stock).
+#    stock 6.12 and "never" side by side (tests/run.sh --with-stock), and
+#    on arm64 with 4K, 16K and 64K pages (--arm64 4k,16k,64k).
 #
 # --cold empties ccache first (slow: two cold kernel builds).
 set -euo pipefail
@@ -14,7 +15,7 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 build=$repo/build
 out=$repo/bench/results.md
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/exec-folio-ccache}
-"$repo/tests/lib/deps.sh"
+"$repo/tests/lib/deps.sh" --arm64
 "$repo/series/make-tree.sh" "$build/src"
 
 build_time() {	# OBJDIR -> seconds for a build from an empty object dir
@@ -31,7 +32,7 @@ fi
 warm="$(build_time "$build/obj-x86_64")s"
 
 t0=$(date +%s)
-"$repo/tests/run.sh" --with-stock > "$build/bench-tests.log" 2>&1 || true
+"$repo/tests/run.sh" --with-stock --arm64 4k,16k,64k > "$build/bench-tests.log" 2>&1 || true
 total=$(( $(date +%s) - t0 ))
 boot=$(grep -h 'QEMU exited' "$build/logs/boot-times.log" | sed 's/.*after //' | tr '\n' ' ')
 
@@ -45,12 +46,16 @@ boot=$(grep -h 'QEMU exited' "$build/logs/boot-times.log" | sed 's/.*after //' |
 	echo "| --- | --- |"
 	echo "| x86_64 kernel build, cold (empty ccache) | ${cold} |"
 	echo "| x86_64 kernel build, warm ccache, empty object dir | ${warm} |"
-	echo "| guest boots (boot + tests each, patched, cmdline x2, stock, never) | $boot |"
-	echo "| tests/run.sh --with-stock, kernels already built | ${total}s |"
+	echo "| guest boots (boot + tests each: x86_64, cmdline x2, arm64 4K/16K/64K, stock, never) | $boot |"
+	echo "| tests/run.sh --with-stock --arm64 4k,16k,64k, x86_64 kernel already built | ${total}s |"
+	grep -h 'arm64/boot/Image built in' "$build/logs/checks.log" |
+		sed 's|.*obj-arm64-\([0-9a-z]*\)/.* built in \(.*\)|\| arm64 \1 kernel build in that run (cold if its object dir was empty) \| \2 \||'
 	echo
 	echo "Folio sizes of the test binaries' text, % of resident text"
-	echo "(columns: <boot>/<measurement>; bigtext: 3 MiB text at 0x401000,"
-	echo "bigtext-2m: the same 2M-aligned; explicit sizes measured on bigtext-2m):"
+	echo "(rows: <boot>/<measurement>; bigtext: 3 MiB text at 0x401000 (x86_64) or"
+	echo "0x410000 (arm64), bigtext-2m: the same 2M-aligned, hugetext: 10 MiB 2M-aligned;"
+	echo "explicit sizes measured on bigtext-2m; arm64-4k etc.: the arm64 guests by page"
+	echo "size, where 4K means one base page, and cont: in contpte-size blocks):"
 	echo
 	echo '```'
 	python3 "$repo/tests/lib/folio-table.py" "$build/folio-dist.txt"

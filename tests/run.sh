@@ -1,11 +1,15 @@
 #!/bin/bash
-# tests/run.sh [--with-stock]
+# tests/run.sh [--with-stock] [--arm64 SIZES]
 #
 # Every test of exec-folio, from a fresh Debian 12 machine, as root:
 # installs what it needs, builds the kernel tree from Debian's
 # linux-source-6.12 plus the series, checks the series with checkpatch,
 # builds the kernel, boots it under QEMU on an XFS disk, runs KUnit and
-# the guest tests, and judges everything from the console.
+# the guest tests, and judges everything from the console.  The same for
+# arm64 (cross-compiled, qemu-system-aarch64 -M virt) with each base page
+# size in SIZES: a comma-separated list of 4k, 16k and 64k, default
+# "4k,64k", "none" for none.  Page sizes not booted are still
+# cross-compiled (the objects the series touches).
 #
 # --with-stock also builds and boots the unpatched kernel and checks that
 # "never" gives text the same folio sizes as stock 6.12 (slower; the
@@ -17,11 +21,26 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 build=$repo/build
 logs=$build/logs
 with_stock=0
-for a in "$@"; do
-	case "$a" in
+arm64_sizes="4k 64k"
+usage() { echo "usage: tests/run.sh [--with-stock] [--arm64 4k,16k,64k|none]" >&2; exit 2; }
+while [ $# -gt 0 ]; do
+	case "$1" in
 	--with-stock) with_stock=1 ;;
-	*) echo "usage: tests/run.sh [--with-stock]" >&2; exit 2 ;;
+	--arm64)
+		[ $# -ge 2 ] || usage
+		arm64_sizes=$(echo "$2" | tr , ' ')
+		[ "$arm64_sizes" = none ] && arm64_sizes=
+		for ps in $arm64_sizes; do
+			case "$ps" in 4k|16k|64k) ;; *) echo "tests/run.sh: --arm64: unknown page size '$ps'" >&2; usage ;; esac
+		done
+		shift ;;
+	*) usage ;;
 	esac
+	shift
+done
+arm64_check=
+for ps in 4k 16k 64k; do
+	case " $arm64_sizes " in *" $ps "*) ;; *) arm64_check="$arm64_check $ps" ;; esac
 done
 mkdir -p "$logs"
 rm -f "$logs"/*.log "$build/folio-dist.txt"
@@ -66,7 +85,7 @@ finish() {
 }
 
 phase "installing dependencies"
-if ! "$repo/tests/lib/deps.sh" > "$logs/deps.log" 2>&1; then
+if ! "$repo/tests/lib/deps.sh" ${arm64_sizes:+--arm64} > "$logs/deps.log" 2>&1; then
 	check "dependencies install" false
 	finish
 fi
@@ -90,17 +109,20 @@ if ! check "x86_64 kernel builds" "$repo/tests/lib/build-kernel.sh" \
 fi
 grep 'built in' "$logs/checks.log" | tail -1 | sed 's/^/# /'
 
-phase "arm64: the series' objects compile with 4K, 16K and 64K pages"
-bash "$repo/tests/lib/arm64-compile-check.sh" "$build/src" "$build/obj-arm64-check" \
-	> "$logs/arm64-compile.log" 2>&1
-grep -E '^(not )?ok |^#   ' "$logs/arm64-compile.log"
-tally "$logs/arm64-compile.log" "arm64 compile check"
+if [ -n "$arm64_check" ]; then
+	phase "arm64: the series' objects compile with${arm64_check} pages"
+	bash "$repo/tests/lib/arm64-compile-check.sh" "$build/src" "$build/obj-arm64-check" \
+		$arm64_check > "$logs/arm64-compile.log" 2>&1
+	grep -E '^(not )?ok |^#   ' "$logs/arm64-compile.log"
+	tally "$logs/arm64-compile.log" "arm64 compile check"
+fi
 
 phase "building the guest programs"
 progs=$build/guest-x86_64
 check "guest programs build" "$repo/tests/lib/build-guest-progs.sh" "$build/src" "$progs"
 
-# boot NAME KERNEL CMDLINE PLAN-LINES... : one guest run, judged.
+# boot NAME KERNEL CMDLINE PLAN-LINES... : one guest run, judged.  The
+# guest runs the programs in $progs; GUEST_ARCH and BUSYBOX choose arm64.
 boot() {
 	local name=$1 kernel=$2 cmdline=$3
 	shift 3
@@ -140,6 +162,37 @@ boot cmdline-valid "$bz" "exec_order=2M" \
 boot cmdline-invalid "$bz" "exec_order=64k" \
 	"cmdline-bad-keeps-default grep -q '\[arch\]' /sys/kernel/mm/transparent_hugepage/exec_order" \
 	"cmdline-bad-warns dmesg | grep -q 'ignoring invalid exec_order=64k'"
+
+# arm64, for each page size asked for: the kernel, the contpte probe
+# module built against it, and a guest with the same tests as x86_64 plus
+# the contpte check (tests/guest/contpte.sh).
+if [ -n "$arm64_sizes" ]; then
+	phase "building the arm64 guest programs"
+	check "arm64 guest programs build" env CROSS_COMPILE=aarch64-linux-gnu- \
+		"$repo/tests/lib/build-guest-progs.sh" "$build/src" "$build/guest-arm64"
+fi
+for ps in $arm64_sizes; do
+	phase "arm64 with $ps pages: building"
+	obj=$build/obj-arm64-$ps
+	if ! check "arm64 $ps kernel builds" env KARCH=arm64 "$repo/tests/lib/build-kernel.sh" \
+		"$build/src" "$obj" "$repo/tests/config/arm64.config" \
+		"$repo/tests/config/arm64-$ps.config"; then
+		tail -20 "$logs/checks.log" | sed 's/^/#   /'
+		continue
+	fi
+	grep 'built in' "$logs/checks.log" | tail -1 | sed 's/^/# /'
+	rm -rf "$build/guest-arm64-$ps"
+	cp -a "$build/guest-arm64" "$build/guest-arm64-$ps"
+	install -m 0755 "$repo/tests/guest/contpte.sh" "$build/guest-arm64-$ps/"
+	check "contpte probe module builds for $ps pages" \
+		"$repo/tests/lib/build-kmod.sh" "$obj" "$build/guest-arm64-$ps"
+	phase "booting arm64 with $ps pages: KUnit and guest tests"
+	KUNIT_EXPECT="--expect-kunit exec_folio --expect-kunit exec_folio_sysfs"
+	progs=$build/guest-arm64-$ps GUEST_ARCH=arm64 GUEST_TIMEOUT=400 \
+		BUSYBOX=$build/arm64/busybox boot "arm64-$ps" "$obj/arch/arm64/boot/Image" "" \
+		"selftest $selftest" "utility sh /tests/bin/utility.sh" \
+		"contpte sh /tests/bin/contpte.sh"
+done
 
 if [ "$with_stock" = 1 ]; then
 	phase "stock 6.12 for comparison"

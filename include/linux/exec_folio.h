@@ -14,6 +14,7 @@
 
 struct file;
 struct file_ra_state;
+struct folio;
 struct kobj_attribute;
 struct vm_fault;
 
@@ -103,6 +104,11 @@ int exec_folio_parse(const char *buf, unsigned int page_shift,
 void exec_folio_open_exec(struct file *file);
 void exec_folio_binary_ra(struct vm_fault *vmf, struct file_ra_state *ra);
 
+/* mm/exec_folio_map.c: mapping text folios whole */
+unsigned long exec_folio_fault_around_pages(struct vm_fault *vmf,
+					    unsigned long nr_pages);
+bool exec_folio_map_whole(struct vm_fault *vmf, struct folio *folio);
+
 /* mm/exec_folio_prctl.c: PR_SET/GET_EXEC_FOLIO_ORDER */
 int exec_folio_prctl_set(struct mm_struct *mm, unsigned long mode,
 			 unsigned long order, unsigned long arg4,
@@ -130,6 +136,18 @@ static inline void exec_folio_open_exec(struct file *file)
 static inline void exec_folio_binary_ra(struct vm_fault *vmf,
 					struct file_ra_state *ra)
 {
+}
+
+static inline unsigned long exec_folio_fault_around_pages(struct vm_fault *vmf,
+							  unsigned long nr_pages)
+{
+	return nr_pages;
+}
+
+static inline bool exec_folio_map_whole(struct vm_fault *vmf,
+					struct folio *folio)
+{
+	return false;
 }
 
 static inline int exec_folio_prctl_set(struct mm_struct *mm,

@@ -23,7 +23,7 @@ cold_spawn() {
 
 # report_dist NAME < report: the counters of the mapping of NAME in
 # "exec_folio_ctl report" output, as the fields of a "# folio-dist" line
-# (" small=0.3 64K=96.6 ... cont64K=96.6"), in percent of its text.
+# (" small=0.3 64K=96.6 ... cont=96.6"), in percent of its text.
 report_dist() {
 	awk -v want="$1" '
 		/^[0-9]+: / { on = index($0, want) > 0 && $0 !~ /rollup/; next }
@@ -35,7 +35,7 @@ report_dist() {
 			else if (key ~ /^file-thp-pte-unaligned-/) { unal += pct; next }
 			else if (key == "file-thp-pte-partial") name = "partial"
 			else if (key ~ /^file-thp-pmd/) name = "pmd"
-			else if (key ~ /^file-cont-pte/) name = "cont64K"
+			else if (key ~ /^file-cont-pte/) name = "cont"
 			else next
 			printf " %s=%s", name, pct
 		}

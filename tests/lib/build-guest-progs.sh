@@ -3,7 +3,9 @@
 #
 # Build, statically, the programs the guest runs: the kselftest from the
 # kernel TREE (it uses the harness headers there and the folio walk of
-# tools/exec_folio_ctl), and its helpers bigtext, bigtext-2m, tinytext.
+# tools/exec_folio_ctl), and its helpers bigtext, bigtext-2m, hugetext,
+# tinytext.  With CROSS_COMPILE=aarch64-linux-gnu- they are built for the
+# arm64 guests.
 set -euo pipefail
 tree=$1 out=$2
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -12,11 +14,21 @@ mkdir -p "$out"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
+# -z separate-code: the ELF headers in a segment of their own, not in the
+# first block of the text (the x86_64 default; arm64's is the other way).
+# The loader reads the headers before any fault, so a text block that
+# holds them can never become one large folio.
+ld_text=-Wl,-z,separate-code
 python3 "$here/progs/gen-text.py" 2560 > "$tmp/text.S"
-$cc -O2 -static -o "$out/bigtext" "$here/progs/bigtext.c" "$tmp/text.S"
+$cc -O2 -static $ld_text -o "$out/bigtext" "$here/progs/bigtext.c" "$tmp/text.S"
 # Text 2M aligned in the file and in memory: can be PMD-mapped.
-$cc -O2 -static -Wl,-z,max-page-size=0x200000 \
+$cc -O2 -static $ld_text -Wl,-z,max-page-size=0x200000 \
 	-o "$out/bigtext-2m" "$here/progs/bigtext.c" "$tmp/text.S"
+# 10M of text: a text VMA of several whole 2M blocks, for the 2M folios
+# (one contpte block) that arm64 prefers with 16K and 64K pages.
+python3 "$here/progs/gen-text.py" 10240 > "$tmp/hugetext.S"
+$cc -O2 -static $ld_text -Wl,-z,max-page-size=0x200000 \
+	-o "$out/hugetext" "$here/progs/bigtext.c" "$tmp/hugetext.S"
 $cc -O2 -static -nostdlib -fno-stack-protector -o "$out/tinytext" \
 	"$here/progs/tinytext.c"
 $cc -O2 -static -Wall -o "$out/exec_folio_test" \
@@ -34,6 +46,7 @@ if [ -z "${CROSS_COMPILE:-}" ]; then
 fi
 
 # The utility, static (the guest has busybox and no libc), and its test.
-make -s -C "$here/../tools/exec_folio_ctl" exec_folio_ctl.static CC="$cc"
+# -B: the last build may have been for the other architecture.
+make -B -s -C "$here/../tools/exec_folio_ctl" exec_folio_ctl.static CC="$cc"
 cp "$here/../tools/exec_folio_ctl/exec_folio_ctl.static" "$out/exec_folio_ctl"
 install -m 0755 "$here/guest/utility.sh" "$here/guest/lib.sh" "$out/"

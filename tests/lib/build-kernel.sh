@@ -1,8 +1,10 @@
 #!/bin/bash
-# build-kernel.sh SRC OBJ FRAGMENT...
+# [KARCH=arm64] build-kernel.sh SRC OBJ FRAGMENT...
 #
-# Build a small x86_64 kernel out of tree: "make tinyconfig" plus the
-# config fragments, then bzImage, with ccache.  Incremental: an existing
+# Build a small kernel out of tree: "make tinyconfig" plus the config
+# fragments, then the boot image (x86_64 bzImage, or with KARCH=arm64 an
+# arm64 Image cross-compiled with Debian's gcc-aarch64-linux-gnu), with
+# ccache.  Incremental: an existing
 # OBJ is reused and only rebuilt where sources or config changed.  Fails
 # if an option a fragment asks for did not make it into the config
 # (a missing dependency), unless the tree does not have that option at
@@ -15,9 +17,18 @@ export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/exec-folio-ccache}
 export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-5G}
 # Builds keep no host-specific paths, so the cache is shared between trees.
 export CCACHE_BASEDIR=$(cd "$src/.." && pwd) CCACHE_NOHASHDIR=1
-cc="gcc"
-command -v ccache >/dev/null && cc="ccache gcc"
-kmake() { make -s -C "$src" O="$obj" ARCH=x86_64 CC="$cc" HOSTCC="$cc" "$@"; }
+arch=${KARCH:-x86_64}
+case "$arch" in
+x86_64) cross="" image=arch/x86/boot/bzImage ;;
+arm64) cross=aarch64-linux-gnu- image=arch/arm64/boot/Image ;;
+*) echo "build-kernel: unknown KARCH $arch" >&2; exit 2 ;;
+esac
+cc="${cross}gcc" hostcc=gcc
+command -v ccache >/dev/null && cc="ccache $cc" hostcc="ccache gcc"
+kmake() {
+	make -s -C "$src" O="$obj" ARCH="$arch" CROSS_COMPILE="$cross" \
+		CC="$cc" HOSTCC="$hostcc" "$@"
+}
 
 # Regenerate the config only when a fragment changed, keeping mtimes stable.
 want=$(cat "$@" | sha1sum | cut -d' ' -f1)
@@ -39,5 +50,8 @@ done
 [ "$missing" = 0 ] || exit 1
 
 start=$(date +%s)
-kmake -j"$(nproc)" bzImage
-echo "build-kernel: $obj/arch/x86/boot/bzImage built in $(( $(date +%s) - start ))s" >&2
+targets=$(basename "$image")
+# With modules enabled, also Module.symvers, to build test modules against.
+grep -qx 'CONFIG_MODULES=y' "$obj/.config" && targets="$targets modules"
+kmake -j"$(nproc)" $targets
+echo "build-kernel: $obj/$image built in $(( $(date +%s) - start ))s" >&2

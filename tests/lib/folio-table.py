@@ -16,9 +16,9 @@ import re
 import sys
 
 ORDER = ['small', '8K', '16K', '32K', '64K', '128K', '256K', '512K', '1024K',
-         '2048K', 'unaligned', 'partial', 'pmd', 'cont64K']
-HEADS = {'small': '4K', 'unaligned': 'unal.', 'partial': 'part.',
-         'pmd': 'pmd', 'cont64K': 'cont', '1024K': '1M', '2048K': '2M'}
+         '2048K', 'unaligned', 'partial', 'pmd', 'cont']
+HEADS = {'small': 'page', 'unaligned': 'unal.', 'partial': 'part.',
+         'pmd': 'pmd', '1024K': '1M', '2048K': '2M'}
 
 
 def parse(path):
@@ -46,9 +46,9 @@ def table(runs):
     for name, v in runs:
         out.append(name.ljust(width) + ' | ' +
                    ' | '.join(f'{v.get(k, 0.0):6.1f}' for k in keys))
-    out.append('(4K: not in a large folio; unal.: large folios at unaligned '
+    out.append('(page: not in a large folio; unal.: large folios at unaligned '
                'addresses; part.: partially mapped; pmd: PMD-mapped; '
-               'cont: in aligned 64K blocks, contpte-able)')
+               'cont: in aligned contpte-size blocks of one folio)')
     return '\n'.join(out)
 
 

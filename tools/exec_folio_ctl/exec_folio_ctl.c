@@ -77,7 +77,8 @@ static noreturn void usage(void)
 		" -p, --pid PID     a process (status, report; may be repeated)",
 		" -a, --all         every process (report)",
 		" -j, --json        JSON output (report)",
-		" -c, --cont SIZE   count contiguous blocks of SIZE (report; default 64K)",
+		" -c, --cont SIZE   count contiguous blocks of SIZE (report;\n"
+		"                   default: the contpte block, 64K or 2M on arm64)",
 		" -m, --mode MODE   inherit, never, arch or auto (exec)",
 		" -s, --size SIZE   an explicit folio size (exec)",
 		" -o, --order N     an explicit folio order (exec)",
@@ -304,7 +305,8 @@ static int cmd_report(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct report_opts o = { .page_shift = page_shift() };
-	unsigned long long bytes = 64 << 10;
+	unsigned long long bytes = page_size() <<
+				   folio_walk_contpte_order(o.page_shift);
 	int c, nr = 0, all = 0, pmd, ret;
 	pid_t *pids = calloc(argc, sizeof(*pids));
 

@@ -57,6 +57,20 @@ int folio_walk_pmd_order(unsigned int page_shift)
 	return order;
 }
 
+unsigned int folio_walk_contpte_order(unsigned int page_shift)
+{
+#ifdef __aarch64__
+	/* CONT_PTE_SHIFT - PAGE_SHIFT in the kernel's pgtable-hwdef.h */
+	switch (page_shift) {
+	case 14:
+		return 7;
+	case 16:
+		return 5;
+	}
+#endif
+	return page_shift < 16 ? 16 - page_shift : 0;
+}
+
 int folio_walk_open(struct folio_walk *fw, pid_t pid)
 {
 	char path[64];

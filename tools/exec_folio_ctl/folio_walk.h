@@ -58,6 +58,13 @@ struct folio_walk {
 int folio_walk_pmd_order(unsigned int page_shift);
 
 /*
+ * The order of the block that this machine can map with one TLB entry of
+ * contiguous PTEs: arm64's contpte block (64K with 4K pages, 2M with 16K
+ * and 64K pages), 64K elsewhere (as AMD's and RISC-V's PTE coalescing).
+ */
+unsigned int folio_walk_contpte_order(unsigned int page_shift);
+
+/*
  * Open the pagemap of @pid and /proc/kpageflags (both need root to show
  * PFNs).  Returns 0, or -1 with errno set.
  */

@@ -1,0 +1,63 @@
+#!/bin/sh
+# arm64 test guests (busybox sh): under the default "arch" policy, is the
+# text of the test executable mapped with the contiguous bit, and does
+# "exec_folio_ctl report" see the same?  report infers contpte blocks from
+# pagemap and kpageflags (aligned blocks of one folio, fully mapped); the
+# contpte_probe module (tests/kmod) reads the bit from the page tables.
+ctl=/tests/bin/exec_folio_ctl
+dir=/mnt/exec-folio
+pass=0
+fail=0
+ok() { echo "ok - $1"; pass=$((pass + 1)); }
+nok() { echo "not ok - $1"; fail=$((fail + 1)); }
+
+. /tests/bin/lib.sh
+
+kb_page=$($ctl status | sed -n 's/^page size: *\([0-9]*\)K$/\1/p')
+# The helper with several whole contpte blocks: 64K blocks with 4K pages,
+# 2M blocks with 16K and 64K pages.
+name=bigtext
+[ "$kb_page" -gt 4 ] && name=hugetext
+
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+if insmod /tests/bin/contpte_probe.ko; then
+	ok "contpte_probe loads"
+else
+	nok "contpte_probe loads"
+	echo "$pass passed, $fail failed"
+	exit 1
+fi
+
+$ctl set arch
+p=$(cold_spawn $dir/$name --stop) || nok "$name stops itself"
+$ctl report --pid "$p" > /tmp/report
+# The text mapping's header line: "PID: START-END r-xp OFFSET PATH".
+range=$(sed -n "s|^$p: \([0-9a-f]*\)-\([0-9a-f]*\) r-xp .*/$name\$|\1 \2|p" /tmp/report)
+set -- $range
+echo "$p 0x$1 0x$2" > /sys/kernel/debug/contpte_probe
+probe=$(cat /sys/kernel/debug/contpte_probe)
+kill -9 "$p"
+echo "# $name text $1-$2, probe: $probe"
+echo "# folio-dist $name@arch-report:$(report_dist $name < /tmp/report)"
+
+# report's counters of that mapping: kB of contpte blocks and resident.
+cont_kb=$(awk -v want="/$name" '
+	/^[0-9]+: / { on = substr($0, length($0) - length(want) + 1) == want; next }
+	on && /file-cont-pte-aligned-/ { print $2; exit }' /tmp/report)
+rss_kb=$(awk -v want="/$name" '
+	/^[0-9]+: / { on = substr($0, length($0) - length(want) + 1) == want; next }
+	on && /file-resident:/ { print $2; exit }' /tmp/report)
+pte=$(echo "$probe" | sed -n 's/.*pte=\([0-9]*\).*/\1/p')
+cont=$(echo "$probe" | sed -n 's/.*cont=\([0-9]*\).*/\1/p')
+kernel_kb=$(( ${cont:-0} * kb_page ))
+[ -n "$rss_kb" ] && [ "$rss_kb" -gt 0 ] && [ "$(( ${pte:-0} * kb_page ))" -eq "$rss_kb" ] &&
+	ok "probe and report see the same resident text: $rss_kb kB" ||
+	nok "probe and report see the same resident text: probe ${pte:-?} pages, report ${rss_kb:-?} kB"
+[ "${cont_kb:-x}" = "$kernel_kb" ] &&
+	ok "report's contpte share is the kernel's: $kernel_kb kB of $rss_kb kB" ||
+	nok "report's contpte share is the kernel's: report ${cont_kb:-?} kB, kernel $kernel_kb kB"
+pct=$(( kernel_kb * 100 / ${rss_kb:-1} ))
+[ "$pct" -ge 90 ] && ok "arch: ${pct}% of the text is contpte-mapped" ||
+	nok "arch: ${pct}% of the text is contpte-mapped (want 90)"
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]
