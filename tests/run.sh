@@ -192,6 +192,18 @@ for ps in $arm64_sizes; do
 		BUSYBOX=$build/arm64/busybox boot "arm64-$ps" "$obj/arch/arm64/boot/Image" "" \
 		"selftest $selftest" "utility sh /tests/bin/utility.sh" \
 		"contpte sh /tests/bin/contpte.sh"
+	# exec_order=64K on the command line: a size with 4K and 16K pages,
+	# a single page (refused, default kept) with 64K pages.
+	knob=/sys/kernel/mm/transparent_hugepage/exec_order
+	if [ "$ps" = 64k ]; then
+		set -- "cmdline-64k-refused grep -q '\[arch\]' $knob" \
+			"cmdline-64k-warns dmesg | grep -q 'ignoring invalid exec_order=64K'"
+	else
+		set -- "cmdline-64k-active grep -q '\[64K\]' $knob"
+	fi
+	KUNIT_EXPECT=""
+	progs=$build/guest-arm64-$ps GUEST_ARCH=arm64 BUSYBOX=$build/arm64/busybox \
+		boot "arm64-$ps-cmdline" "$obj/arch/arm64/boot/Image" "exec_order=64K" "$@"
 done
 
 if [ "$with_stock" = 1 ]; then

@@ -23,15 +23,18 @@ case $($ctl status | sed -n 's/^page size: *//p') in
 *) order=3 kb=512 ;;
 esac
 size=${kb}K
+# Text with enough whole blocks of $size for 90% of it to be in them.
+prog=bigtext
+[ $kb -gt 256 ] && prog=hugetext
 
-# Run bigtext cold under "exec_folio_ctl exec $*", stopped; echo its pid.
+# Run $prog cold under "exec_folio_ctl exec $*", stopped; echo its pid.
 spawn() {
-	cold_spawn $ctl exec "$@" -- $dir/bigtext --stop
+	cold_spawn $ctl exec "$@" -- $dir/$prog --stop
 }
 
 # Percent of the text in aligned folios of $size, from report.
 pct_size() {
-	$ctl report --pid "$1" | report_dist bigtext | sed -n "s/.* $size=\([0-9]*\).*/\1/p"
+	$ctl report --pid "$1" | report_dist $prog | sed -n "s/.* $size=\([0-9]*\).*/\1/p"
 }
 
 $ctl status > /tmp/status && ok "status runs" || nok "status runs"

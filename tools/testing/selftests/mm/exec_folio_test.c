@@ -83,6 +83,15 @@ static unsigned int expected_arch_order(void)
 #endif
 }
 
+/*
+ * The helper whose text has enough whole blocks of @order for 90% of it
+ * to be in such folios: bigtext up to 256K folios, hugetext above.
+ */
+static const char *text_helper(unsigned int order)
+{
+	return order + page_shift() > 18 ? "hugetext" : "bigtext";
+}
+
 static const char *helper(const char *name)
 {
 	static char path[PATH_MAX];
@@ -318,12 +327,13 @@ FIXTURE_TEARDOWN(policy)
 TEST_F(policy, text_in_explicit_size_folios)
 {
 	unsigned int order = test_order();
+	const char *name = text_helper(order);
 	struct text_walk tw;
 	char label[32];
 
-	snprintf(label, sizeof(label), "bigtext@%s", test_word());
+	snprintf(label, sizeof(label), "%s@%s", name, test_word());
 	ASSERT_EQ(knob_set(test_word()), 0);
-	ASSERT_EQ(measure("bigtext", label, &tw), 0);
+	ASSERT_EQ(measure(name, label, &tw), 0);
 	EXPECT_GE(pct_order(&tw, order), 90.0);
 	EXPECT_GE(pct_order(&tw, order), 0.97 * pct_possible(&tw, order))
 		TH_LOG("%.1f%% in %s folios of %.1f%% possible",
@@ -340,7 +350,7 @@ TEST_F(policy, text_in_explicit_size_folios)
 TEST_F(policy, arch_gives_contpte_blocks)
 {
 	unsigned int order = expected_arch_order();
-	const char *name = order + page_shift() >= 21 ? "hugetext" : "bigtext";
+	const char *name = text_helper(order);
 	struct text_walk tw;
 	char label[32];
 
@@ -420,13 +430,15 @@ TEST_F(policy, auto_arch_size_for_ordinary_text)
 {
 	unsigned int order = expected_arch_order();
 	struct text_walk tw;
+	char label[32];
 
 	if (!order && page_shift() >= 16)
 		SKIP(return, "no arch size, and 64K is a single page");
 	if (!order)
 		order = 16 - page_shift();
+	snprintf(label, sizeof(label), "%s@auto", text_helper(order));
 	ASSERT_EQ(knob_set("auto"), 0);
-	ASSERT_EQ(measure("bigtext", "bigtext@auto", &tw), 0);
+	ASSERT_EQ(measure(text_helper(order), label, &tw), 0);
 	EXPECT_GE(pct_order(&tw, order), 0.97 * pct_possible(&tw, order))
 		TH_LOG("%.1f%% in order-%u folios of %.1f%% possible",
 		       pct_order(&tw, order), order, pct_possible(&tw, order));
@@ -676,14 +688,14 @@ TEST_F(policy, prctl_inherited_across_fork_and_exec)
 	ASSERT_EQ(waitpid(pid, &status, 0), pid);
 	EXPECT_EQ(WEXITSTATUS(status), 0);
 
-	ASSERT_NE(realpath(helper("bigtext"), real), NULL);
+	ASSERT_NE(realpath(helper(text_helper(order)), real), NULL);
 	pid = spawn_stopped(real);
 	ASSERT_GT(pid, 0);
 	status_word(pid, word, sizeof(word));
 	EXPECT_STREQ(word, test_word());
 	ASSERT_EQ(text_report(pid, real, &tw), 0);
 	reap(pid);
-	print_dist("bigtext@prctl", &tw);
+	print_dist("prctl", &tw);
 	EXPECT_GE(pct_order(&tw, order), 90.0);
 
 	ASSERT_EQ(prctl(PR_SET_EXEC_FOLIO_ORDER, PR_EXEC_FOLIO_INHERIT, 0, 0, 0), 0);
