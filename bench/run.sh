@@ -62,5 +62,7 @@ boot=$(grep -h 'QEMU exited' "$build/logs/boot-times.log" | sed 's/.*after //' |
 	echo '```'
 	echo
 	echo "Result line of the test run: $(tail -1 "$build/bench-tests.log")"
+	echo
+	echo "The suite's time from scratch (the CI budget): bench/ci-budget.md."
 } > "$out"
 cat "$out"
