@@ -39,13 +39,14 @@ probe=$(cat /sys/kernel/debug/contpte_probe)
 kill -9 "$p"
 echo "# $name text $1-$2, probe: $probe"
 
-# report's counters of that mapping: kB of contpte blocks and resident.
-cont_kb=$(awk -v want="/$name" '
-	/^[0-9]+: / { on = substr($0, length($0) - length(want) + 1) == want; next }
-	on && /file-cont-pte-aligned-/ { print $2; exit }' /tmp/report)
-rss_kb=$(awk -v want="/$name" '
-	/^[0-9]+: / { on = substr($0, length($0) - length(want) + 1) == want; next }
-	on && /file-resident:/ { print $2; exit }' /tmp/report)
+# report_kb KEY: the kB of report's counter KEY for the text mapping.
+report_kb() {
+	awk -v want="/$name" -v key="$1" '
+		/^[0-9]+: / { on = substr($0, length($0) - length(want) + 1) == want; next }
+		on && index($1, key) == 1 { print $2; exit }' /tmp/report
+}
+cont_kb=$(report_kb file-cont-pte-aligned-)
+rss_kb=$(report_kb file-resident:)
 pte=$(echo "$probe" | sed -n 's/.*pte=\([0-9]*\).*/\1/p')
 cont=$(echo "$probe" | sed -n 's/.*cont=\([0-9]*\).*/\1/p')
 kernel_kb=$(( ${cont:-0} * kb_page ))

@@ -292,6 +292,20 @@ static double pct_possible(const struct text_walk *tw, unsigned int order)
 	return pct < 100.0 ? pct : 100.0;
 }
 
+/*
+ * Expect at least @share of what whole blocks of @order can cover (see
+ * pct_possible()) to be in folios of exactly that order.  A helper of
+ * the tests, so the harness's _metadata is passed on.
+ */
+static void expect_blocks(struct __test_metadata *_metadata,
+			  const struct text_walk *tw, const char *label,
+			  unsigned int order, double share)
+{
+	EXPECT_GE(pct_order(tw, order), share * pct_possible(tw, order))
+		TH_LOG("%s: %.1f%% in order-%u folios of %.1f%% possible", label,
+		       pct_order(tw, order), order, pct_possible(tw, order));
+}
+
 FIXTURE(policy) {
 	char saved[32];
 };
@@ -335,9 +349,7 @@ TEST_F(policy, text_in_explicit_size_folios)
 	ASSERT_EQ(knob_set(test_word()), 0);
 	ASSERT_EQ(measure(name, label, &tw), 0);
 	EXPECT_GE(pct_order(&tw, order), 90.0);
-	EXPECT_GE(pct_order(&tw, order), 0.97 * pct_possible(&tw, order))
-		TH_LOG("%.1f%% in %s folios of %.1f%% possible",
-		       pct_order(&tw, order), test_word(), pct_possible(&tw, order));
+	expect_blocks(_metadata, &tw, label, order, 0.97);
 	EXPECT_EQ(pages_from_order(&tw, order + 1), 0);
 }
 
@@ -362,9 +374,7 @@ TEST_F(policy, arch_gives_contpte_blocks)
 		return;
 	}
 	EXPECT_GE(pct_order(&tw, order), 90.0);
-	EXPECT_GE(pct_order(&tw, order), 0.97 * pct_possible(&tw, order))
-		TH_LOG("%.1f%% in order-%u folios of %.1f%% possible",
-		       pct_order(&tw, order), order, pct_possible(&tw, order));
+	expect_blocks(_metadata, &tw, label, order, 0.97);
 	EXPECT_EQ(pages_from_order(&tw, order + 1), 0);
 	EXPECT_EQ(tw.report.file.pmd_mapped, 0);
 }
@@ -399,9 +409,7 @@ TEST_F(policy, explicit_sizes)
 		ASSERT_EQ(knob_set(word), 0);
 		snprintf(label, sizeof(label), "bigtext-2m@%s", word);
 		ASSERT_EQ(measure("bigtext-2m", label, &tw), 0);
-		EXPECT_GE(pct_order(&tw, order), 0.9 * pct_possible(&tw, order))
-			TH_LOG("%s: %.1f%% in order %u of %.1f%% possible", word,
-			       pct_order(&tw, order), order, pct_possible(&tw, order));
+		expect_blocks(_metadata, &tw, label, order, 0.9);
 		sizes++;
 	}
 	EXPECT_GE(sizes, 1);
@@ -439,9 +447,7 @@ TEST_F(policy, auto_arch_size_for_ordinary_text)
 	snprintf(label, sizeof(label), "%s@auto", text_helper(order));
 	ASSERT_EQ(knob_set("auto"), 0);
 	ASSERT_EQ(measure(text_helper(order), label, &tw), 0);
-	EXPECT_GE(pct_order(&tw, order), 0.97 * pct_possible(&tw, order))
-		TH_LOG("%.1f%% in order-%u folios of %.1f%% possible",
-		       pct_order(&tw, order), order, pct_possible(&tw, order));
+	expect_blocks(_metadata, &tw, label, order, 0.97);
 	EXPECT_EQ(tw.report.file.pmd_mapped, 0);
 }
 
