@@ -22,8 +22,9 @@ static const char * const mode_words[] = {
 
 int parse_size(const char *s, unsigned long long *bytes)
 {
-	unsigned long long v = 0, mult = 1;
+	unsigned long long v = 0, base = 1024, mult = 1;
 	const char *p = s;
+	int exp = 0;
 
 	if (!isdigit((unsigned char)*p))
 		return -1;
@@ -36,13 +37,13 @@ int parse_size(const char *s, unsigned long long *bytes)
 	}
 	switch (*p) {
 	case 'k': case 'K':
-		mult = 1ULL << 10;
+		exp = 1;
 		break;
 	case 'm': case 'M':
-		mult = 1ULL << 20;
+		exp = 2;
 		break;
 	case 'g': case 'G':
-		mult = 1ULL << 30;
+		exp = 3;
 		break;
 	case '\0':
 		break;
@@ -51,12 +52,18 @@ int parse_size(const char *s, unsigned long long *bytes)
 	}
 	if (*p) {
 		p++;
-		if (strcmp(p, "iB") == 0 || strcmp(p, "B") == 0 ||
-		    strcmp(p, "ib") == 0 || strcmp(p, "b") == 0)
-			p += strlen(p);
+		/* As util-linux: 64K and 64KiB are 65536 bytes, 64KB is 64000. */
+		if (strcmp(p, "iB") == 0 || strcmp(p, "ib") == 0) {
+			p += 2;
+		} else if (strcmp(p, "B") == 0 || strcmp(p, "b") == 0) {
+			p++;
+			base = 1000;
+		}
 		if (*p)
 			return -1;
 	}
+	while (exp--)
+		mult *= base;
 	if (!v || v > ~0ULL / mult)
 		return -1;
 	*bytes = v * mult;
@@ -87,14 +94,18 @@ int normalize_word(const char *in, char *out, size_t len)
 {
 	unsigned long long bytes;
 	int mode = mode_from_word(in);
+	char word[32];
 
-	if (mode >= 0) {
-		snprintf(out, len, "%s", mode_words[mode]);
-		return 0;
-	}
-	if (parse_size(in, &bytes))
+	if (mode < 0 && parse_size(in, &bytes))
 		return -1;
-	format_size(bytes, out, len);
+	if (mode >= 0)
+		snprintf(word, sizeof(word), "%s", mode_words[mode]);
+	else
+		format_size(bytes, word, sizeof(word));
+	/* Cut short, a size would name another size: refuse it instead. */
+	if (strlen(word) >= len)
+		return -1;
+	memcpy(out, word, strlen(word) + 1);
 	return 0;
 }
 

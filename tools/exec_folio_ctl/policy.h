@@ -30,9 +30,11 @@ struct knob_state {
 };
 
 /*
- * Parse a size: a decimal number of bytes, or with a K, M or G suffix
- * (any case, optionally followed by "iB" or "B"): 65536, 64K, 64k,
- * 64KiB, 2M.  Returns 0, or -1 for anything else, zero, or overflow.
+ * Parse a size as util-linux does: a decimal number of bytes, or with a
+ * K, M or G suffix in any case, alone or followed by "iB" for powers of
+ * 1024 (65536, 64K, 64k, 64KiB, 2M), or followed by "B" for powers of
+ * 1000 (64KB is 64000).  Returns 0, or -1 for anything else, zero, or
+ * overflow.
  */
 int parse_size(const char *s, unsigned long long *bytes);
 
@@ -42,7 +44,7 @@ void format_size(unsigned long long bytes, char *buf, size_t len);
 /*
  * Turn what a user typed for the knob (a mode, in any case, or a size in
  * any form parse_size() takes) into the knob's own word.  Returns 0, or
- * -1 if it is neither.
+ * -1 if it is neither or the word does not fit in @len.
  */
 int normalize_word(const char *in, char *out, size_t len);
 
