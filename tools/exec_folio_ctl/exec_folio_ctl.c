@@ -6,6 +6,8 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -17,7 +19,9 @@
 
 #include "conf.h"
 #include "folio_walk.h"
+#include "json.h"
 #include "policy.h"
+#include "procs.h"
 #include "report.h"
 #include "util.h"
 
@@ -46,6 +50,21 @@ static noreturn void die(int status, const char *fmt, ...)
 	exit(status);
 }
 
+static void warn(const char *fmt, ...)
+	__attribute__
+	((format(printf, 1, 2)));
+
+static void warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs(PROG ": warning: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
 static noreturn void try_help(void)
 {
 	die(EXIT_FAILURE, "try '" PROG " --help' for more information");
@@ -55,11 +74,14 @@ static noreturn void usage(void)
 {
 	static const char * const lines[] = {
 		"Usage:",
-		"  status [--pid PID]...",
-		"  set MODE|SIZE",
-		"  exec (--mode MODE | --size SIZE | --order N) [--] COMMAND [ARG]...",
-		"  report (--pid PID... | --all) [--json] [--cont SIZE]",
-		"  apply [FILE]",
+		" " PROG " status [--pid PID]... [--json]",
+		" " PROG " set MODE|SIZE",
+		" " PROG " exec [--strict] (--mode MODE | --size SIZE | --order N)",
+		"                [--] COMMAND [ARG]...",
+		" " PROG " report (--pid PID | --cgroup PATH | --unit NAME)... [--rollup] [--json]",
+		"                [--cont SIZE]",
+		" " PROG " report --all [--rollup] [--json] [--cont SIZE]",
+		" " PROG " apply [FILE]",
 		"",
 		"Show and set the page-cache folio size that program text is read into,",
 		"run a command with its own setting, and report how text is backed.",
@@ -70,23 +92,28 @@ static noreturn void usage(void)
 		" set           set the global policy (root)",
 		" exec          run COMMAND with its own policy, inherited by its children",
 		" report        how the executable mappings of processes are backed by",
-		"               folios (root)",
-		" apply         apply a configuration file (default )",
+		"               folios (CAP_SYS_ADMIN)",
+		" apply         apply a configuration file (default " CONF_DEFAULT_PATH ")",
 		"",
 		"Options:",
-		" -p, --pid PID     a process (status, report; may be repeated)",
-		" -a, --all         every process (report)",
-		" -j, --json        JSON output (report)",
-		" -c, --cont SIZE   count contiguous blocks of SIZE (report;\n"
-		"                   default: the contpte block, 64K or 2M on arm64)",
-		" -m, --mode MODE   inherit, never, arch or auto (exec)",
-		" -s, --size SIZE   an explicit folio size (exec)",
-		" -o, --order N     an explicit folio order (exec)",
-		" -h, --help        display this help",
-		" -V, --version     display version",
+		" -p, --pid PID       a process (status, report; may be repeated)",
+		" -a, --all           every process (report)",
+		" -g, --cgroup PATH   the processes of a cgroup and its children (report)",
+		" -u, --unit NAME     the processes of a systemd unit (report)",
+		" -r, --rollup        only the sum over all processes (report)",
+		" -j, --json          JSON output (status, report)",
+		" -c, --cont SIZE     count contiguous blocks of SIZE (report;\n"
+		"                     default: the contpte block, 64K or 2M on arm64)",
+		" -m, --mode MODE     inherit, never, arch or auto (exec)",
+		" -s, --size SIZE     an explicit folio size (exec)",
+		" -o, --order N       an explicit folio order (exec)",
+		"     --strict        fail if the kernel cannot apply the policy, instead",
+		"                     of running COMMAND anyway with a warning (exec)",
+		" -h, --help          display this help",
+		" -V, --version       display version",
 		"",
 		"MODE is never, arch or auto; SIZE is a folio size such as 64K, 2M,",
-		"65536 or 64KiB.  See exec_folio_ctl(8).",
+		"65536 or 64KiB (K and KiB are 1024, KB is 1000).  See exec_folio_ctl(8).",
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(lines); i++)
@@ -127,30 +154,65 @@ static pid_t parse_pid(const char *s)
 }
 
 /* After a command's options: nothing may be left. */
-static void no_more_args(int argc, char **argv, const char *cmd)
+static void no_more_args(int argc, char **argv)
 {
 	if (optind != argc)
-		die(EXIT_FAILURE, "%s: unexpected argument '%s'", cmd, argv[optind]);
+		die(EXIT_FAILURE, "unexpected argument '%s'", argv[optind]);
+}
+
+static void status_json(const struct knob_state *st, const pid_t *pids,
+			const char (*words)[KNOB_WORD_LEN], int nr, int pmd)
+{
+	char name[64];
+
+	printf("{\"schema\": \"exec-folio-status\", \"version\": %d, \"exec_order\": ",
+	       JSON_SCHEMA_VERSION);
+	json_string(stdout, st->words[st->active]);
+	fputs(", \"accepted\": [", stdout);
+	for (int i = 0; i < st->nr_words; i++) {
+		fputs(i ? ", " : "", stdout);
+		json_string(stdout, st->words[i]);
+	}
+	printf("], \"page_size\": %lu, \"pmd_size\": ", page_size());
+	if (pmd >= 0)
+		printf("%llu", (unsigned long long)page_size() << pmd);
+	else
+		fputs("null", stdout);
+	fputs(", \"processes\": [", stdout);
+	for (int i = 0; i < nr; i++) {
+		proc_comm(pids[i], name, sizeof(name));
+		printf("%s{\"pid\": %d, \"name\": ", i ? ", " : "", (int)pids[i]);
+		json_string(stdout, name);
+		fputs(", \"exec_order\": ", stdout);
+		json_string(stdout, words[i]);
+		fputc('}', stdout);
+	}
+	fputs("]}\n", stdout);
 }
 
 static int cmd_status(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "pid", required_argument, NULL, 'p' },
+		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char list[512], size[32];
+	char list[512], size[32], words[64][KNOB_WORD_LEN];
 	struct knob_state st;
-	pid_t pids[64];
-	int nr = 0, c, pmd;
+	struct pid_list pl = { 0 };
+	int c, pmd, json = 0;
 
-	while ((c = getopt_long(argc, argv, "p:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:jh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
-			if (nr == (int)ARRAY_SIZE(pids))
+			if (pid_list_add(&pl, parse_pid(optarg)))
+				die(EXIT_FAILURE, "out of memory");
+			if (pl.nr > ARRAY_SIZE(words))
 				die(EXIT_FAILURE, "too many --pid options");
-			pids[nr++] = parse_pid(optarg);
+			break;
+		case 'j':
+			json = 1;
 			break;
 		case 'h':
 			usage();
@@ -158,49 +220,73 @@ static int cmd_status(int argc, char **argv)
 			try_help();
 		}
 	}
-	no_more_args(argc, argv, "status");
+	no_more_args(argc, argv);
 
 	read_knob_or_die(&st);
+	for (size_t i = 0; i < pl.nr; i++) {
+		pid_t pid = pl.pids[i];
+
+		if (proc_policy_word(pid, words[i], sizeof(words[i]))) {
+			if (errno == ENODATA)
+				die(EXIT_NO_KERNEL_SUPPORT,
+				    "process %d: no ExecFolioOrder in /proc/%d/status",
+				    (int)pid, (int)pid);
+			die(EXIT_FAILURE, "cannot read /proc/%d/status: %s",
+			    (int)pid, strerror(errno));
+		}
+	}
+	pmd = folio_walk_pmd_order(page_shift());
+	if (json) {
+		status_json(&st, pl.pids, words, pl.nr, pmd);
+		pid_list_free(&pl);
+		return EXIT_SUCCESS;
+	}
 	knob_list(&st, list, sizeof(list));
 	printf("exec_order: %s\n", st.words[st.active]);
 	printf("accepted:   %s\n", list);
 	format_size(page_size(), size, sizeof(size));
 	printf("page size:  %s\n", size);
-	pmd = folio_walk_pmd_order(page_shift());
 	if (pmd >= 0) {
 		format_size((unsigned long long)page_size() << pmd, size, sizeof(size));
 		printf("PMD size:   %s\n", size);
 	}
-	for (int i = 0; i < nr; i++) {
-		char word[KNOB_WORD_LEN];
-
-		if (proc_policy_word(pids[i], word, sizeof(word))) {
-			if (errno == ENODATA)
-				die(EXIT_NO_KERNEL_SUPPORT,
-				    "process %d: no ExecFolioOrder in /proc/%d/status",
-				    (int)pids[i], (int)pids[i]);
-			die(EXIT_FAILURE, "cannot read /proc/%d/status: %s",
-			    (int)pids[i], strerror(errno));
-		}
-		printf("pid %d:%*s%s\n", (int)pids[i], pids[i] < 10 ? 5 : 1, "", word);
-	}
+	for (size_t i = 0; i < pl.nr; i++)
+		printf("pid %d:%*s%s\n", (int)pl.pids[i], pl.pids[i] < 10 ? 5 : 1, "", words[i]);
+	pid_list_free(&pl);
 	return EXIT_SUCCESS;
+}
+
+/* Commands without options of their own: only --help. */
+static void only_help(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (c == 'h')
+			usage();
+		try_help();
+	}
 }
 
 static int cmd_set(int argc, char **argv)
 {
 	char word[KNOB_WORD_LEN], list[512];
 	struct knob_state st;
+	const char *arg;
 
-	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")))
-		usage();
-	if (argc != 2)
+	only_help(argc, argv);
+	if (argc - optind != 1)
 		die(EXIT_FAILURE, "set: expected one MODE or SIZE");
+	arg = argv[optind];
 	read_knob_or_die(&st);
 	knob_list(&st, list, sizeof(list));
-	if (normalize_word(argv[1], word, sizeof(word)) || knob_find(&st, word) < 0)
+	if (normalize_word(arg, word, sizeof(word)) || knob_find(&st, word) < 0)
 		die(EXIT_FAILURE, "'%s' is not accepted by this kernel; accepted: %s",
-		    argv[1], list);
+		    arg, list);
 	if (geteuid() != 0)
 		die(EXIT_FAILURE, "set: changing the global policy needs root");
 	if (knob_write(word))
@@ -222,34 +308,51 @@ static int size_order(unsigned long long bytes)
 	return __builtin_ctzll(pages);
 }
 
-static void prctl_or_die(unsigned long mode, unsigned long order, const char *what)
+/*
+ * Set the calling process's policy.  The feature is detected by its
+ * sysfs knob before any prctl, so that a prctl number that some other
+ * kernel gives another meaning is never called.  Returns 0, or a
+ * message in @err and the exit status --strict gives it.
+ */
+static int set_policy(unsigned long mode, unsigned long order, const char *what,
+		      char *err, size_t len)
 {
+	if (access(EXEC_ORDER_KNOB, F_OK)) {
+		snprintf(err, len, "this kernel has no exec folio policy (no %s)",
+			 EXEC_ORDER_KNOB);
+		return EXIT_NO_KERNEL_SUPPORT;
+	}
 	if (prctl(PR_SET_EXEC_FOLIO_ORDER, mode, order, 0, 0) == 0)
-		return;
-	if (errno == EINVAL && prctl(PR_GET_EXEC_FOLIO_ORDER, 0, 0, 0, 0) < 0)
-		die(EXIT_NO_KERNEL_SUPPORT, "this kernel has no per-process exec folio policy");
-	die(EXIT_FAILURE, "the kernel refused %s: %s", what, strerror(errno));
+		return 0;
+	snprintf(err, len, "the kernel refused %s: %s", what, strerror(errno));
+	return EXIT_FAILURE;
 }
 
 static int cmd_exec(int argc, char **argv)
 {
+	enum { OPT_STRICT = 256 };
 	static const struct option opts[] = {
 		{ "mode", required_argument, NULL, 'm' },
 		{ "size", required_argument, NULL, 's' },
 		{ "order", required_argument, NULL, 'o' },
+		{ "strict", no_argument, NULL, OPT_STRICT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned long mode = 0, order = 0;
 	unsigned long long bytes;
 	const char *what = NULL;
-	char *end;
-	int c, set = 0;
+	char *end, err[256];
+	int c, set = 0, strict = 0, status;
 
 	/* '+': options stop at the command, whose own options are its own. */
 	while ((c = getopt_long(argc, argv, "+m:s:o:h", opts, NULL)) != -1) {
 		int m;
 
+		if (c == OPT_STRICT) {
+			strict = 1;
+			continue;
+		}
 		if (c != 'h' && c != '?' && set++)
 			die(EXIT_FAILURE, "exec: give only one of --mode, --size, --order");
 		switch (c) {
@@ -288,10 +391,38 @@ static int cmd_exec(int argc, char **argv)
 	if (optind >= argc)
 		die(EXIT_FAILURE, "exec: no command given");
 
-	prctl_or_die(mode, order, what);
+	/* An optional tuning must not keep a service from starting. */
+	status = set_policy(mode, order, what, err, sizeof(err));
+	if (status && strict)
+		die(status, "%s", err);
+	if (status)
+		warn("%s; running %s with the policy it inherits", err, argv[optind]);
 	execvp(argv[optind], argv + optind);
 	die(errno == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_RUN,
 	    "failed to execute %s: %s", argv[optind], strerror(errno));
+}
+
+/* CAP_SYS_ADMIN in the effective set, from /proc/self/status. */
+static int has_cap_sys_admin(void)
+{
+	unsigned long long caps = 0;
+	char line[256];
+	int found = 0;
+	FILE *f = fopen("/proc/self/status", "re");
+
+	if (!f)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "CapEff: %llx", &caps) == 1;
+	fclose(f);
+	return !!(caps & (1ULL << 21));		/* CAP_SYS_ADMIN */
+}
+
+static noreturn void unit_error(const char *name)
+{
+	if (errno == EINVAL)
+		die(EXIT_FAILURE, "report: invalid unit name '%s'", name);
+	die(EXIT_FAILURE, "report: no cgroup for unit '%s' (is it running?)", name);
 }
 
 static int cmd_report(int argc, char **argv)
@@ -299,6 +430,9 @@ static int cmd_report(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "pid", required_argument, NULL, 'p' },
 		{ "all", no_argument, NULL, 'a' },
+		{ "cgroup", required_argument, NULL, 'g' },
+		{ "unit", required_argument, NULL, 'u' },
+		{ "rollup", no_argument, NULL, 'r' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "cont", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
@@ -307,18 +441,38 @@ static int cmd_report(int argc, char **argv)
 	struct report_opts o = { .page_shift = page_shift() };
 	unsigned long long bytes = page_size() <<
 				   folio_walk_contpte_order(o.page_shift);
-	int c, nr = 0, all = 0, pmd, ret;
-	pid_t *pids = calloc(argc, sizeof(*pids));
+	int c, targets = 0, all = 0, pmd, ret, fd;
+	struct pid_list pl = { 0 };
+	char dir[PATH_MAX];
 
-	if (!pids)
-		die(EXIT_FAILURE, "out of memory");
-	while ((c = getopt_long(argc, argv, "p:ajc:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:ag:u:rjc:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
-			pids[nr++] = parse_pid(optarg);
+			if (pid_list_add(&pl, parse_pid(optarg)))
+				die(EXIT_FAILURE, "out of memory");
+			targets++;
 			break;
 		case 'a':
 			all = 1;
+			break;
+		case 'g':
+			if (cgroup_resolve(optarg, dir, sizeof(dir)))
+				die(EXIT_FAILURE, "report: no cgroup '%s'", optarg);
+			if (pid_list_add_cgroup(&pl, dir))
+				die(EXIT_FAILURE, "cannot read cgroup %s: %s", dir,
+				    strerror(errno));
+			targets++;
+			break;
+		case 'u':
+			if (cgroup_find_unit(optarg, dir, sizeof(dir)))
+				unit_error(optarg);
+			if (pid_list_add_cgroup(&pl, dir))
+				die(EXIT_FAILURE, "cannot read cgroup %s: %s", dir,
+				    strerror(errno));
+			targets++;
+			break;
+		case 'r':
+			o.rollup_only = true;
 			break;
 		case 'j':
 			o.json = true;
@@ -333,11 +487,15 @@ static int cmd_report(int argc, char **argv)
 			try_help();
 		}
 	}
-	no_more_args(argc, argv, "report");
-	if (!nr == !all)
-		die(EXIT_FAILURE, "report: give --pid PID or --all");
-	if (geteuid() != 0)
-		die(EXIT_FAILURE, "report needs root: pagemap shows page frames only to root");
+	no_more_args(argc, argv);
+	if (!targets == !all)
+		die(EXIT_FAILURE, "report: give --pid PID, --cgroup PATH, --unit NAME or --all");
+	if (!has_cap_sys_admin())
+		die(EXIT_FAILURE,
+		    "report needs CAP_SYS_ADMIN: without it pagemap hides page frame numbers");
+	if (folio_walk_pfns_visible(o.page_shift) == 0)
+		die(EXIT_FAILURE,
+		    "report: pagemap hides page frame numbers here (CAP_SYS_ADMIN in the initial user namespace needed)");
 	pmd = folio_walk_pmd_order(o.page_shift);
 	if (pmd < 0)
 		die(EXIT_FAILURE, "cannot read the PMD size: %s", strerror(errno));
@@ -345,10 +503,19 @@ static int cmd_report(int argc, char **argv)
 	o.cont_order = size_order(bytes);
 	if (o.cont_order > o.pmd_order)
 		die(EXIT_FAILURE, "report: --cont size is larger than a PMD");
-	if (access("/proc/kpageflags", R_OK))
+	o.contpte = folio_walk_arch_contpte() &&
+		    o.cont_order == folio_walk_contpte_order(o.page_shift);
+	/* open(), not access(): access() ignores capabilities unless uid is 0. */
+	fd = open("/proc/kpageflags", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
 		die(EXIT_FAILURE, "cannot read /proc/kpageflags: %s", strerror(errno));
-	ret = report_run(&o, all ? NULL : pids, nr, stdout);
-	free(pids);
+	close(fd);
+	if (!all && !pl.nr)
+		warn("no processes in the cgroup");
+	ret = report_run(&o, all ? NULL : pl.pids, pl.nr, stdout);
+	pid_list_free(&pl);
+	if (fflush(stdout) || ferror(stdout))
+		die(EXIT_FAILURE, "write error: %s", strerror(errno));
 	return ret;
 }
 
@@ -360,18 +527,26 @@ static int cmd_apply(int argc, char **argv)
 	struct conf conf;
 	int bad;
 
-	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")))
-		usage();
-	if (argc > 2)
+	only_help(argc, argv);
+	if (argc - optind > 1)
 		die(EXIT_FAILURE, "apply: expected at most one FILE");
-	if (argc == 2)
-		path = argv[1];
+	if (argc - optind == 1)
+		path = argv[optind];
 	bad = conf_load(path, &conf, stderr);
-	if (bad < 0)
+	switch (bad) {
+	case CONF_ERR_ERRNO:
 		die(EXIT_FAILURE, "cannot read %s: %s", path, strerror(errno));
-	if (bad)
+	case CONF_ERR_NOT_REGULAR:
+		die(EXIT_FAILURE, "%s: not a regular file, nothing applied", path);
+	case CONF_ERR_TOO_LARGE:
+		die(EXIT_FAILURE, "%s: larger than %d KiB, nothing applied", path,
+		    CONF_MAX_SIZE >> 10);
+	case 0:
+		break;
+	default:
 		die(EXIT_FAILURE, "%s: %d bad line%s, nothing applied", path, bad,
 		    bad == 1 ? "" : "s");
+	}
 	if (!conf.exec_order[0])
 		return EXIT_SUCCESS;
 	read_knob_or_die(&st);
@@ -409,8 +584,12 @@ int main(int argc, char **argv)
 		printf(PROG " from exec-folio " VERSION "\n");
 		return EXIT_SUCCESS;
 	}
-	for (size_t i = 0; i < ARRAY_SIZE(cmds); i++)
-		if (!strcmp(argv[1], cmds[i].name))
+	for (size_t i = 0; i < ARRAY_SIZE(cmds); i++) {
+		if (!strcmp(argv[1], cmds[i].name)) {
+			/* getopt's messages name argv[0]: the program, not the command. */
+			argv[1] = PROG;
 			return cmds[i].fn(argc - 1, argv + 1);
+		}
+	}
 	die(EXIT_FAILURE, "unknown command '%s'; try '" PROG " --help'", argv[1]);
 }

@@ -71,6 +71,33 @@ unsigned int folio_walk_contpte_order(unsigned int page_shift)
 	return page_shift < 16 ? 16 - page_shift : 0;
 }
 
+static int read_entries(int fd, uint64_t index, uint64_t *buf, size_t nr);
+
+bool folio_walk_arch_contpte(void)
+{
+#ifdef __aarch64__
+	return true;
+#else
+	return false;
+#endif
+}
+
+int folio_walk_pfns_visible(unsigned int page_shift)
+{
+	uint64_t entry = 1;	/* on the stack, written: a present page */
+	int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	int ret;
+
+	if (fd < 0)
+		return -1;
+	ret = read_entries(fd, (uintptr_t)&entry >> page_shift, &entry, 1);
+	close(fd);
+	if (ret)
+		return -1;
+	/* A page that is not present tells nothing: let the walk decide. */
+	return !(entry & PM_PRESENT) || (entry & PM_PFN_MASK) ? 1 : 0;
+}
+
 int folio_walk_open(struct folio_walk *fw, pid_t pid)
 {
 	char path[64];
@@ -128,6 +155,11 @@ static struct fw_page *read_pages(struct folio_walk *fw, unsigned long start,
 		for (j = 0; j < chunk; j++) {
 			if (!(buf[j] & PM_PRESENT))
 				continue;
+			/* PFN 0 is never a process's page: pagemap hides PFNs. */
+			if (!(buf[j] & PM_PFN_MASK)) {
+				errno = EPERM;
+				goto err;
+			}
 			pages[np].vfn = first + i + j;
 			pages[np].pfn = buf[j] & PM_PFN_MASK;
 			np++;

@@ -7,6 +7,7 @@
 #ifndef EXEC_FOLIO_FOLIO_WALK_H
 #define EXEC_FOLIO_FOLIO_WALK_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -65,6 +66,20 @@ int folio_walk_pmd_order(unsigned int page_shift);
 unsigned int folio_walk_contpte_order(unsigned int page_shift);
 
 /*
+ * Whether one entry of contiguous PTEs maps a whole contpte block in the
+ * TLB here: true on arm64, false where blocks are at best coalesced by
+ * the hardware unseen.
+ */
+bool folio_walk_arch_contpte(void);
+
+/*
+ * Whether pagemap shows this process page frame numbers: it shows 0
+ * without CAP_SYS_ADMIN in the initial user namespace, which would make
+ * every page look small.  Returns 1, 0, or -1 with errno set.
+ */
+int folio_walk_pfns_visible(unsigned int page_shift);
+
+/*
  * Open the pagemap of @pid and /proc/kpageflags (both need root to show
  * PFNs).  Returns 0, or -1 with errno set.
  */
@@ -74,7 +89,7 @@ void folio_walk_close(struct folio_walk *fw);
 /*
  * Add up how @vma's resident pages are backed into @out (which the
  * caller zeroes, so that mappings can be rolled up).  Returns 0, or -1
- * with errno set.
+ * with errno set: EPERM if pagemap hides page frame numbers.
  */
 int folio_walk_vma(struct folio_walk *fw, const struct vma_info *vma,
 		   struct folio_report *out);

@@ -7,7 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json.h"
+#include "procs.h"
 #include "report.h"
+#include "util.h"
+
+/* Unreadable processes named one by one on stderr; the rest are counted. */
+#define REPORT_MAX_NAMED	10
 
 static unsigned long long pages_kb(const struct report_opts *o, uint64_t pages)
 {
@@ -17,6 +23,22 @@ static unsigned long long pages_kb(const struct report_opts *o, uint64_t pages)
 static unsigned long long order_kb(const struct report_opts *o, unsigned int order)
 {
 	return (1ULL << (order + o->page_shift)) >> 10;
+}
+
+unsigned long long report_translations(const struct report_opts *o,
+				       const struct folio_counts *c)
+{
+	uint64_t rest = c->resident, n = 0;
+
+	if (c->pmd_mapped <= rest) {
+		n += c->pmd_mapped >> o->pmd_order;
+		rest -= c->pmd_mapped;
+	}
+	if (o->contpte && c->cont[0] <= rest) {
+		n += c->cont[0] >> o->cont_order;
+		rest -= c->cont[0];
+	}
+	return n + rest;
 }
 
 typedef void (*emit_fn)(const char *key, uint64_t kb, double pct, void *arg);
@@ -83,21 +105,26 @@ static void emit_json(const char *key, uint64_t kb, double pct, void *arg)
 		(unsigned long long)kb);
 }
 
-/* A JSON string: paths may hold quotes, control characters, any byte. */
-static void json_string(FILE *out, const char *s)
+/* The folios of each size: [{"size": 65536, "kb": ..., "share": ...}, ...] */
+static void json_folios(const struct report_opts *o, FILE *out, const struct folio_counts *c)
 {
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char ch = *s;
+	unsigned int ord;
+	int n = 0;
 
-		if (ch == '"' || ch == '\\')
-			fprintf(out, "\\%c", ch);
-		else if (ch < 0x20 || ch >= 0x7f)
-			fprintf(out, "\\u%04x", ch);
-		else
-			fputc(ch, out);
+	fputs("\"folios\": [", out);
+	for (ord = 1; ord <= o->pmd_order && ord <= FW_MAX_ORDER; ord++) {
+		uint64_t pmd = ord == o->pmd_order ? c->pmd_mapped : 0;
+		uint64_t all = c->aligned[ord] + c->unaligned[ord] + pmd;
+
+		if (!all)
+			continue;
+		fprintf(out,
+			"%s{\"size\": %llu, \"kb\": %llu, \"share\": %.1f, \"aligned_kb\": %llu, \"unaligned_kb\": %llu, \"pmd_mapped_kb\": %llu}",
+			n++ ? ", " : "", order_kb(o, ord) << 10, pages_kb(o, all),
+			folio_percent(c, all), pages_kb(o, c->aligned[ord]),
+			pages_kb(o, c->unaligned[ord]), pages_kb(o, pmd));
 	}
-	fputc('"', out);
+	fputs("]", out);
 }
 
 static void print_counts(const struct report_opts *o, FILE *out,
@@ -106,13 +133,22 @@ static void print_counts(const struct report_opts *o, FILE *out,
 	if (o->json) {
 		struct json_ctx j = { out, 0 };
 
-		fprintf(out, "{\"resident_kb\": %llu, \"counters\": {",
-			pages_kb(o, c->resident));
+		fprintf(out,
+			"{\"resident_kb\": %llu, \"base_pages_kb\": %llu, \"base_pages_share\": %.1f, \"partial_kb\": %llu, \"pmd_mapped_kb\": %llu, \"pmd_mapped_share\": %.1f, \"cont_kb\": %llu, \"cont_share\": %.1f, \"translations\": %llu, \"translations_base_pages\": %llu, ",
+			pages_kb(o, c->resident), pages_kb(o, c->small),
+			folio_percent(c, c->small), pages_kb(o, c->partial),
+			pages_kb(o, c->pmd_mapped), folio_percent(c, c->pmd_mapped),
+			pages_kb(o, c->cont[0]), folio_percent(c, c->cont[0]),
+			report_translations(o, c), (unsigned long long)c->resident);
+		json_folios(o, out, c);
+		fputs(", \"counters\": {", out);
 		report_counters(o, "file", c, emit_json, &j);
 		fputs("}}", out);
 	} else {
 		fprintf(out, "  file-resident:%21s%10llu kB\n", "", pages_kb(o, c->resident));
 		report_counters(o, "file", c, emit_text, out);
+		fprintf(out, "  translations:%22s%10llu (%llu in base pages)\n", "",
+			report_translations(o, c), (unsigned long long)c->resident);
 	}
 }
 
@@ -137,7 +173,8 @@ static int walk_text(const struct vma_info *vma, void *arg)
 	if (folio_walk_vma(&pw->fw, vma, &one))
 		return -1;
 	folio_report_add(&pw->sum, &one);
-
+	if (o->rollup_only)
+		return 0;
 	if (o->json) {
 		fprintf(pw->out,
 			"%s\n      {\"start\": \"0x%lx\", \"end\": \"0x%lx\", \"perms\": \"%s\", \"offset\": \"0x%llx\", \"path\": ",
@@ -156,50 +193,183 @@ static int walk_text(const struct vma_info *vma, void *arg)
 	return 0;
 }
 
-/* One process; 0, or -1 with errno set if it could not be read. */
+#define PF_KTHREAD	0x00200000	/* the kernel's flag for a kernel thread */
+
+/*
+ * The state letter of @pid from /proc/@pid/stat ('R', 'S', 'Z', ...) and
+ * its flags; 0 if it is gone.
+ */
+static char proc_state(pid_t pid, unsigned long *flags)
+{
+	char path[64], buf[1024], *paren, state;
+	size_t n;
+	FILE *f;
+
+	*flags = 0;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* "pid (comm) S ppid pgrp session tty tpgid flags ...": comm may hold ')'. */
+	paren = strrchr(buf, ')');
+	if (!paren || sscanf(paren + 1, " %c %*d %*d %*d %*d %*d %lu", &state, flags) != 2)
+		return 0;
+	return state;
+}
+
+/* A kernel thread: no user memory, so no text to report. */
+static bool kernel_thread(pid_t pid)
+{
+	unsigned long flags;
+
+	return proc_state(pid, &flags) && (flags & PF_KTHREAD);
+}
+
+/* Did @pid exit (or become a zombie) since it was listed? */
+static bool vanished(pid_t pid)
+{
+	unsigned long flags;
+	char state = proc_state(pid, &flags);
+
+	return !state || state == 'Z' || state == 'X';
+}
+
+/*
+ * One process, written to @out only if all of it could be read.
+ * Returns 0, 1 for a kernel thread (nothing to report), or -1 with
+ * errno set.
+ */
 static int report_pid(const struct report_opts *o, pid_t pid, FILE *out,
 		      struct folio_report *total, int *nr_json)
 {
-	struct proc_walk pw = { .o = o, .out = out, .pid = pid };
-	int ret;
+	struct proc_walk pw = { .o = o, .pid = pid };
+	char *buf = NULL, name[64];
+	size_t len = 0;
+	int ret, err;
 
 	pw.fw.page_shift = o->page_shift;
 	pw.fw.pmd_order = o->pmd_order;
 	pw.fw.nr_cont = 1;
 	pw.fw.cont_orders[0] = o->cont_order;
-	if (folio_walk_open(&pw.fw, pid))
+	if (folio_walk_open(&pw.fw, pid)) {
+		err = errno;
+		if (err == ESRCH && kernel_thread(pid))
+			return 1;
+		errno = err;
 		return -1;
-	if (o->json)
-		fprintf(out, "%s\n    {\"pid\": %d, \"mappings\": [", (*nr_json)++ ? "," : "",
-			(int)pid);
-	ret = smaps_foreach(pid, walk_text, &pw);
-	folio_walk_close(&pw.fw);
-	if (o->json) {
-		fputs("],\n     \"rollup\": ", out);
-		print_counts(o, out, &pw.sum.file);
-		fputc('}', out);
-	} else if (pw.nr_maps) {
-		fprintf(out, "%d: rollup of %d text mapping%s\n", (int)pid, pw.nr_maps,
-			pw.nr_maps == 1 ? "" : "s");
-		print_counts(o, out, &pw.sum.file);
 	}
-	folio_report_add(total, &pw.sum);
+	pw.out = open_memstream(&buf, &len);
+	if (!pw.out) {
+		err = errno;
+		folio_walk_close(&pw.fw);
+		errno = err;
+		return -1;
+	}
+	if (o->json && !o->rollup_only) {
+		proc_comm(pid, name, sizeof(name));
+		fprintf(pw.out, "%s\n    {\"pid\": %d, \"name\": ", *nr_json ? "," : "", (int)pid);
+		json_string(pw.out, name);
+		fputs(", \"mappings\": [", pw.out);
+	}
+	ret = smaps_foreach(pid, walk_text, &pw);
+	err = errno;
+	folio_walk_close(&pw.fw);
+	if (o->rollup_only) {
+		/* only the sum */
+	} else if (o->json) {
+		fputs("],\n     \"rollup\": ", pw.out);
+		print_counts(o, pw.out, &pw.sum.file);
+		fputc('}', pw.out);
+	} else if (pw.nr_maps) {
+		fprintf(pw.out, "%d: rollup of %d text mapping%s\n", (int)pid, pw.nr_maps,
+			pw.nr_maps == 1 ? "" : "s");
+		print_counts(o, pw.out, &pw.sum.file);
+	}
+	if (fclose(pw.out) && !ret) {
+		err = errno;
+		ret = -1;
+	}
+	if (!ret) {
+		fwrite(buf, 1, len, out);
+		folio_report_add(total, &pw.sum);
+		if (o->json && !o->rollup_only)
+			(*nr_json)++;
+	}
+	free(buf);
+	errno = err;
 	return ret ? -1 : 0;
+}
+
+struct skips {
+	int vanished;
+	int unreadable;
+	pid_t pids[REPORT_MAX_NAMED];
+	int errs[REPORT_MAX_NAMED];
+};
+
+static void skip_pid(struct skips *s, pid_t pid, int err)
+{
+	if (err == ESRCH || err == ENOENT || vanished(pid)) {
+		s->vanished++;
+		return;
+	}
+	if (s->unreadable < REPORT_MAX_NAMED) {
+		s->pids[s->unreadable] = pid;
+		s->errs[s->unreadable] = err;
+	}
+	s->unreadable++;
+}
+
+static void print_skips(const struct report_opts *o, const struct skips *s, FILE *out)
+{
+	int i, named = s->unreadable < REPORT_MAX_NAMED ? s->unreadable : REPORT_MAX_NAMED;
+
+	if (o->json) {
+		fprintf(out,
+			",\n  \"skipped\": {\"vanished\": %d, \"unreadable\": %d, \"unreadable_pids\": [",
+			s->vanished, s->unreadable);
+		for (i = 0; i < named; i++) {
+			fprintf(out, "%s{\"pid\": %d, \"error\": ", i ? ", " : "", (int)s->pids[i]);
+			json_string(out, strerror(s->errs[i]));
+			fputc('}', out);
+		}
+		fputs("]}", out);
+	}
+	if (!s->unreadable)
+		return;
+	fprintf(stderr, "exec_folio_ctl: skipped %d unreadable process%s:", s->unreadable,
+		s->unreadable == 1 ? "" : "es");
+	for (i = 0; i < named; i++)
+		fprintf(stderr, "%s %d (%s)", i ? "," : "", (int)s->pids[i], strerror(s->errs[i]));
+	fprintf(stderr, "%s\n", s->unreadable > named ? ", ..." : "");
 }
 
 int report_run(const struct report_opts *o, const pid_t *pids, int nr, FILE *out)
 {
 	struct folio_report total = { 0 };
+	struct skips skips = { 0 };
 	int ret = 0, nr_json = 0, nr_procs = 0;
 
 	if (o->json)
-		fputs("{\"processes\": [", out);
+		fprintf(out,
+			"{\"schema\": \"exec-folio-report\", \"version\": %d, \"page_size\": %llu, \"pmd_size\": %llu, \"cont_size\": %llu,\n  \"processes\": [",
+			JSON_SCHEMA_VERSION, 1ULL << o->page_shift,
+			1ULL << (o->page_shift + o->pmd_order),
+			1ULL << (o->page_shift + o->cont_order));
 	if (pids) {
 		for (int i = 0; i < nr; i++) {
-			if (report_pid(o, pids[i], out, &total, &nr_json)) {
+			int r = report_pid(o, pids[i], out, &total, &nr_json);
+
+			if (r > 0)
+				continue;
+			if (r < 0) {
 				fprintf(stderr, "exec_folio_ctl: cannot read process %d: %s\n",
 					(int)pids[i], strerror(errno));
 				ret = 1;
+				continue;
 			}
 			nr_procs++;
 		}
@@ -215,22 +385,34 @@ int report_run(const struct report_opts *o, const pid_t *pids, int nr, FILE *out
 		while ((de = readdir(d))) {
 			char *end;
 			long pid = strtol(de->d_name, &end, 10);
+			int r;
 
 			if (!isdigit((unsigned char)de->d_name[0]) || *end || pid <= 0)
 				continue;
-			/* Processes come and go; kernel threads have no text. */
-			if (report_pid(o, (pid_t)pid, out, &total, &nr_json) == 0)
+			r = report_pid(o, (pid_t)pid, out, &total, &nr_json);
+
+			if (r == 0)
 				nr_procs++;
+			else if (r < 0)
+				skip_pid(&skips, (pid_t)pid, errno);
 		}
 		closedir(d);
+		if (skips.unreadable)
+			ret = 1;
 	}
 	if (o->json) {
-		fputs("\n  ],\n  \"rollup\": ", out);
+		fprintf(out, "\n  ],\n  \"processes_reported\": %d", nr_procs);
+		print_skips(o, &skips, out);
+		fputs(",\n  \"rollup\": ", out);
 		print_counts(o, out, &total.file);
 		fputs("}\n", out);
-	} else if (nr_procs > 1) {
-		fprintf(out, "all %d processes: rollup\n", nr_procs);
-		print_counts(o, out, &total.file);
+	} else {
+		print_skips(o, &skips, out);
+		if (nr_procs > 1 || o->rollup_only) {
+			fprintf(out, "all %d process%s: rollup\n", nr_procs,
+				nr_procs == 1 ? "" : "es");
+			print_counts(o, out, &total.file);
+		}
 	}
 	return ret;
 }

@@ -11,6 +11,8 @@
 
 struct report_opts {
 	bool json;
+	bool rollup_only;		/* only the sum over all processes */
+	bool contpte;			/* one TLB entry maps a cont block (arm64) */
 	unsigned int page_shift;
 	unsigned int pmd_order;
 	unsigned int cont_order;	/* contpte block to count, 64K by default */
@@ -19,9 +21,18 @@ struct report_opts {
 /*
  * Report the executable file mappings of each of the @nr processes in
  * @pids (all processes if @pids is NULL) to @out, then their sum.
- * Returns 0, or 1 if a named process could not be read (reported on
- * stderr); processes that exit meanwhile are skipped under --all.
+ * A named process that cannot be read is an error.  Under --all, a
+ * process that exits meanwhile is skipped and counted; one that cannot
+ * be read for another reason is skipped, counted and named on stderr,
+ * and makes the result 1.  Returns 0 or 1.
  */
 int report_run(const struct report_opts *o, const pid_t *pids, int nr, FILE *out);
+
+/*
+ * The TLB entries the resident pages of @c need, as mapped: one per PMD
+ * mapping, one per contpte block if @o->contpte, one per page otherwise.
+ */
+unsigned long long report_translations(const struct report_opts *o,
+				       const struct folio_counts *c);
 
 #endif

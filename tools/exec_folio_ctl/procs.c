@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Which processes "report" looks at: PIDs, a cgroup, a systemd unit. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "procs.h"
+#include "util.h"
+
+#define CGROUP_MAX_DEPTH	64
+#define CGROUP_MAX_ROOTS	4
+
+int pid_list_add(struct pid_list *l, pid_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < l->nr; i++)
+		if (l->pids[i] == pid)
+			return 0;
+	if (l->nr == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 64;
+		pid_t *p = realloc(l->pids, cap * sizeof(*p));
+
+		if (!p) {
+			errno = ENOMEM;
+			return -1;
+		}
+		l->pids = p;
+		l->cap = cap;
+	}
+	l->pids[l->nr++] = pid;
+	return 0;
+}
+
+void pid_list_free(struct pid_list *l)
+{
+	free(l->pids);
+	memset(l, 0, sizeof(*l));
+}
+
+static int add_procs_file(struct pid_list *l, const char *dir)
+{
+	char path[PATH_MAX];
+	long pid;
+	int ret = 0;
+	FILE *f;
+
+	if (snprintf(path, sizeof(path), "%s/cgroup.procs", dir) >= (int)sizeof(path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fscanf(f, "%ld", &pid) == 1)
+		if (pid > 0 && pid_list_add(l, (pid_t)pid))
+			ret = -1;
+	if (ferror(f))
+		ret = -1;
+	fclose(f);
+	return ret;
+}
+
+static int add_cgroup(struct pid_list *l, const char *dir, int depth)
+{
+	char sub[PATH_MAX];
+	struct dirent *de;
+	DIR *d;
+	int ret;
+
+	if (depth > CGROUP_MAX_DEPTH) {
+		errno = ELOOP;
+		return -1;
+	}
+	ret = add_procs_file(l, dir);
+	if (ret)
+		return ret;
+	d = opendir(dir);
+	if (!d)
+		return -1;
+	while ((de = readdir(d))) {
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+			continue;
+		if (snprintf(sub, sizeof(sub), "%s/%s", dir, de->d_name) >= (int)sizeof(sub)) {
+			errno = ENAMETOOLONG;
+			ret = -1;
+			break;
+		}
+		/* A cgroup removed meanwhile is no error. */
+		if (add_cgroup(l, sub, depth + 1) && errno != ENOENT) {
+			ret = -1;
+			break;
+		}
+	}
+	closedir(d);
+	return ret;
+}
+
+int pid_list_add_cgroup(struct pid_list *l, const char *dir)
+{
+	return add_cgroup(l, dir, 0);
+}
+
+static int is_cgroup_dir(const char *dir)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	if (snprintf(path, sizeof(path), "%s/cgroup.procs", dir) >= (int)sizeof(path))
+		return 0;
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* The cgroup2 mounts first, then the systemd v1 hierarchy (name=systemd). */
+static int cgroup_roots(char roots[][PATH_MAX], int max)
+{
+	char *line = NULL, mnt[PATH_MAX], fstype[64], opts[512];
+	size_t cap = 0;
+	int nr = 0, pass;
+	FILE *f;
+
+	for (pass = 0; pass < 2 && nr < max; pass++) {
+		f = fopen("/proc/self/mountinfo", "re");
+		if (!f)
+			return -1;
+		while (nr < max && getline(&line, &cap, f) > 0) {
+			const char *sep = strstr(line, " - ");
+
+			if (!sep || sscanf(line, "%*s %*s %*s %*s %4095s", mnt) != 1 ||
+			    sscanf(sep, " - %63s %*s %511s", fstype, opts) != 2)
+				continue;
+			if (strchr(mnt, '\\'))
+				continue;	/* an escaped space: not a cgroup mount */
+			if (pass == 0 && !strcmp(fstype, "cgroup2"))
+				snprintf(roots[nr++], PATH_MAX, "%s", mnt);
+			else if (pass == 1 && !strcmp(fstype, "cgroup") &&
+				 strstr(opts, "name=systemd"))
+				snprintf(roots[nr++], PATH_MAX, "%s", mnt);
+		}
+		fclose(f);
+	}
+	free(line);
+	return nr;
+}
+
+int cgroup_resolve(const char *arg, char *dir, size_t len)
+{
+	char roots[CGROUP_MAX_ROOTS][PATH_MAX];
+	int nr, i;
+
+	if (is_cgroup_dir(arg)) {
+		snprintf(dir, len, "%s", arg);
+		return 0;
+	}
+	nr = cgroup_roots(roots, CGROUP_MAX_ROOTS);
+	for (i = 0; i < nr; i++) {
+		if (snprintf(dir, len, "%s/%s", roots[i], arg + (arg[0] == '/')) < (int)len &&
+		    is_cgroup_dir(dir))
+			return 0;
+	}
+	errno = ENOENT;
+	return -1;
+}
+
+/* Depth-first search below @dir for a directory called @name. */
+static int find_dir(const char *dir, const char *name, int depth, char *out, size_t len)
+{
+	char sub[PATH_MAX];
+	struct dirent *de;
+	int found = 0;
+	DIR *d;
+
+	if (depth > CGROUP_MAX_DEPTH)
+		return 0;
+	d = opendir(dir);
+	if (!d)
+		return 0;
+	while (!found && (de = readdir(d))) {
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+			continue;
+		if (snprintf(sub, sizeof(sub), "%s/%s", dir, de->d_name) >= (int)sizeof(sub))
+			continue;
+		if (!strcmp(de->d_name, name)) {
+			snprintf(out, len, "%s", sub);
+			found = 1;
+		} else {
+			found = find_dir(sub, name, depth + 1, out, len);
+		}
+	}
+	closedir(d);
+	return found;
+}
+
+int cgroup_find_unit(const char *name, char *dir, size_t len)
+{
+	static const char * const types[] = {
+		".service", ".scope", ".slice", ".socket", ".mount", ".swap",
+	};
+	char roots[CGROUP_MAX_ROOTS][PATH_MAX], unit[256];
+	const char *dot = strrchr(name, '.');
+	size_t i;
+	int nr, r;
+
+	if (!name[0] || name[0] == '.' || strchr(name, '/') || strlen(name) > 200) {
+		errno = EINVAL;
+		return -1;
+	}
+	for (i = 0; dot && i < ARRAY_SIZE(types); i++)
+		if (!strcmp(dot, types[i]))
+			break;
+	snprintf(unit, sizeof(unit), "%s%s", name, dot && i < ARRAY_SIZE(types) ? "" : ".service");
+	nr = cgroup_roots(roots, CGROUP_MAX_ROOTS);
+	for (r = 0; r < nr; r++)
+		if (find_dir(roots[r], unit, 0, dir, len))
+			return 0;
+	errno = ENOENT;
+	return -1;
+}
+
+void proc_comm(pid_t pid, char *buf, size_t len)
+{
+	char path[64];
+	FILE *f;
+
+	buf[0] = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	if (fgets(buf, len, f))
+		buf[strcspn(buf, "\n")] = '\0';
+	else
+		buf[0] = '\0';
+	fclose(f);
+}
