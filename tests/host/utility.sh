@@ -200,7 +200,7 @@ expect 0 "default /etc/exec-folio.conf" "--help names apply's default file" -- "
 expect 1 "invalid size '64KB'" "64KB means 64000 bytes (util-linux), not a folio size" -- \
 	"$ctl" exec --strict --size 64KB -- true
 expect 1 "invalid size '2MB'" "2MB means 2000000 bytes" -- "$ctl" exec --strict --size 2MB -- true
-grep -q 'KB.*1000' "$dir/exec_folio_ctl.8" && ok "man page: KB is 1000, KiB and K 1024" ||
+grep -q 'for powers of 1000' "$dir/exec_folio_ctl.8" && grep -q '64KB' "$dir/exec_folio_ctl.8" && ok "man page: KB is 1000, KiB and K 1024" ||
 	nok "man page: KB is 1000, KiB and K 1024"
 grep -q '8K' "$dir/exec_folio_ctl.8" && grep -q 'thpmaps.*16K\|16K.*thpmaps' "$dir/exec_folio_ctl.8" &&
 	ok "man page: report counts 8K folios that thpmaps does not show" ||
