@@ -3,9 +3,10 @@
  * libFuzzer target: parse_size() and format_size().
  *
  * - parse_size() accepts exactly what an independent reading of its
- *   grammar accepts (digits, then K, M or G in any case, optionally
- *   followed by iB, ib, B or b), with the same value; never zero, never
- *   an overflowed product.
+ *   grammar accepts (digits, then K, M or G in any case, alone or with
+ *   iB or ib for powers of 1024, or with B or b for powers of 1000, as
+ *   util-linux), with the same value; never zero, never an overflowed
+ *   product.
  * - A rejected input leaves the output unchanged.
  * - A parsed size formats to a word that parses back to the same value
  *   and formats to the same word again; a power of two (what the knob
@@ -26,8 +27,8 @@
 
 static int ref_parse_size(const char *s, unsigned long long *bytes)
 {
-	unsigned long long v = 0, mult = 1;
-	int overflow = 0;
+	unsigned long long v = 0, mult = 1, unit = 1024;
+	int overflow = 0, exp = 0;
 	const char *p = s;
 
 	if (*p < '0' || *p > '9')
@@ -38,23 +39,20 @@ static int ref_parse_size(const char *s, unsigned long long *bytes)
 			overflow = 1;
 	}
 	if (*p) {
-		switch (*p++) {
-		case 'k': case 'K':
-			mult = 1ULL << 10;
-			break;
-		case 'm': case 'M':
-			mult = 1ULL << 20;
-			break;
-		case 'g': case 'G':
-			mult = 1ULL << 30;
-			break;
-		default:
+		static const char suffixes[] = "kKmMgG";
+		const char *suffix = strchr(suffixes, *p);
+
+		if (!suffix)
 			return -1;
-		}
-		if (strcmp(p, "") && strcmp(p, "iB") && strcmp(p, "ib") &&
-		    strcmp(p, "B") && strcmp(p, "b"))
+		exp = 1 + (suffix - suffixes) / 2;
+		p++;
+		if (!strcmp(p, "B") || !strcmp(p, "b"))
+			unit = 1000;
+		else if (strcmp(p, "") && strcmp(p, "iB") && strcmp(p, "ib"))
 			return -1;
 	}
+	while (exp--)
+		mult *= unit;
 	if (overflow || !v || __builtin_mul_overflow(v, mult, bytes))
 		return -1;
 	return 0;
