@@ -4,8 +4,9 @@
 # Build, statically, the programs the guest runs: the kselftest from the
 # kernel TREE (it uses the harness headers there and the folio walk of
 # tools/exec_folio_ctl), and its helpers bigtext, bigtext-2m, hugetext,
-# tinytext.  With CROSS_COMPILE=aarch64-linux-gnu- they are built for the
-# arm64 guests.
+# tinytext; the stress programs (checktext, exec_stress, file_stress).
+# With CROSS_COMPILE=aarch64-linux-gnu- they are built for the arm64
+# guests.
 set -euo pipefail
 tree=$1 out=$2
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -36,6 +37,30 @@ $cc -O2 -static -Wall -o "$out/exec_folio_test" \
 	"$tree/tools/exec_folio_ctl/folio_walk.c" \
 	"$tree/tools/exec_folio_ctl/policy.c" \
 	"$tree/tools/exec_folio_ctl/proc_smaps.c"
+# The stress tests (tests/guest/stress.sh, memcg.sh, faultinject.sh):
+# checktext checks its own text when exec'd (2.5M of text; 4M 2M-aligned
+# for PMD mappings), checktext-bad has one flipped bit in every page of
+# its pattern (the exec stress must catch it), and the drivers.
+python3 "$here/progs/gen-checktext.py" 2560 "$tmp/ct.S" "$tmp/ct.bin"
+$cc -O2 -static -Wall $ld_text -o "$out/checktext" "$here/progs/checktext.c" "$tmp/ct.S"
+python3 "$here/progs/gen-checktext.py" 4096 "$tmp/ct2m.S" "$tmp/ct2m.bin"
+$cc -O2 -static -Wall $ld_text -Wl,-z,max-page-size=0x200000 \
+	-o "$out/checktext-2m" "$here/progs/checktext.c" "$tmp/ct2m.S"
+python3 - "$out/checktext" "$tmp/ct.bin" "$out/checktext-bad" <<'PY'
+import sys
+data, blob = bytearray(open(sys.argv[1], 'rb').read()), open(sys.argv[2], 'rb').read()
+for i in range(len(blob) // 4096):
+    pos = data.find(blob[i * 4096 + 1024:i * 4096 + 1056])
+    assert pos > 0, i
+    data[pos + 5] ^= 0x10
+open(sys.argv[3], 'wb').write(data)
+PY
+chmod 0755 "$out/checktext-bad"
+$cc -O2 -static -Wall -o "$out/exec_stress" "$here/progs/exec_stress.c"
+$cc -O2 -static -Wall -pthread -o "$out/file_stress" "$here/progs/file_stress.c"
+install -m 0755 "$here/guest/stress.sh" "$here/guest/stress-lib.sh" "$here/guest/memcg.sh" \
+	"$here/guest/faultinject.sh" "$out/"
+
 # A dynamically linked bigtext with the loader and libc it needs, so the
 # guest can measure text that the dynamic loader read()s (tests/guest/dynlib.sh).
 if [ -z "${CROSS_COMPILE:-}" ]; then

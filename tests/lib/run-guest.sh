@@ -4,12 +4,15 @@
 # Boot the test guest under QEMU (TCG: these machines have no KVM) with a
 # fresh XFS disk, and write its console to LOG.  The guest powers itself
 # off; one that hangs is killed after $GUEST_TIMEOUT seconds (default
-# 180) and the run reported as timed out.  Exit status: 0 when QEMU
+# 180) and the run reported as timed out.  $GUEST_MEM sets its memory
+# (default 1G).  Exit status: 0 when QEMU
 # exited by itself, 124 on timeout, else QEMU's.
 set -uo pipefail
 kernel=$1 initrd=$2 log=$3 cmdline=${4:-}
 arch=${GUEST_ARCH:-x86_64}
 timeout=${GUEST_TIMEOUT:-180}
+# Guest memory (QEMU -m): 1G; the memory-pressure test boots with 256M.
+mem=${GUEST_MEM:-1G}
 disk=$(mktemp --suffix=.xfs.img)
 trap 'rm -f "$disk"' EXIT
 truncate -s 512M "$disk"
@@ -17,13 +20,13 @@ mkfs.xfs -q -f "$disk" || exit 1
 
 case "$arch" in
 x86_64)
-	qemu=(qemu-system-x86_64 -M pc -cpu max -m 1G
+	qemu=(qemu-system-x86_64 -M pc -cpu max -m "$mem"
 	      -drive "file=$disk,if=virtio,format=raw")
 	console=ttyS0 ;;
 arm64)
 	# pauth-impdef: TCG's architected pointer authentication is slow.
 	# The disk is virtio-mmio, so the kernel needs no PCI.
-	qemu=(qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on -m 1G
+	qemu=(qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on -m "$mem"
 	      -drive "file=$disk,if=none,id=disk,format=raw"
 	      -device virtio-blk-device,drive=disk)
 	console=ttyAMA0 ;;

@@ -1,0 +1,149 @@
+#!/bin/sh
+# faultinject.sh [EXECS]: allocation failures injected into the exec
+# readahead path while text is faulted, in the test guest (busybox sh).
+#
+# fail_page_alloc and failslab (CONFIG_FAULT_INJECTION_DEBUG_FS) with
+# task-filter on: only processes with /proc/<pid>/make-it-fail (the test
+# programs and their children) see failures, and only allocations made
+# with a return address inside [require-start, require-end) on the stack
+# (CONFIG_FAULT_INJECTION_STACKTRACE_FILTER; the range of a function from
+# /proc/kallsyms).  fail_page_alloc has min-order 1: only large folios
+# fail, and the kernel must fall back to small ones.  Phases:
+#
+#  1. every large allocation under filemap_fault() fails (probability
+#     100), exec_order 2M: bigtext-2m must get no large folio at all,
+#     and exec_stress (checktext, which checks its text) must be right;
+#  2. a third of the large allocations of the exec readahead
+#     (ra_order_folios(), else page_cache_ra_order_exact()) fail, 64K;
+#  3. failslab: a tenth of the slab allocations of the exec readahead
+#     (page cache xarray nodes) fail, auto.
+#
+# Each phase must inject failures (the "times" budget goes down) and
+# every exec must give the right result: no SIGBUS, no kill, no wrong
+# text.  Exit status 0 if so.
+. /tests/bin/stress-lib.sh
+. /tests/bin/lib.sh
+execs=${1:-1500}
+dbg=/sys/kernel/debug
+orig=$(knob_active)
+ctl=$bin/exec_folio_ctl
+
+grep -q " $dbg debugfs " /proc/mounts || mount -t debugfs none $dbg
+if [ ! -d $dbg/fail_page_alloc ] || [ ! -d $dbg/failslab ]; then
+	tap 1 "fault injection in debugfs (not in this kernel)"
+	exit 1
+fi
+if [ ! -r /proc/kallsyms ] || ! grep -q ' filemap_fault$' /proc/kallsyms; then
+	tap 1 "/proc/kallsyms with filemap_fault (CONFIG_KALLSYMS)"
+	exit 1
+fi
+sort /proc/kallsyms > /tmp/kallsyms.sorted
+
+# range SYMBOL...: "START END" of the first text symbol that exists (END:
+# the next higher address in kallsyms), or nothing.
+range() {
+	for sym in "$@"; do
+		awk -v sym="$sym" '
+			found && $1 != start { print "0x" start, "0x" $1, sym; exit }
+			!found && ($2 == "t" || $2 == "T") && $3 == sym { found = 1; start = $1 }
+		' /tmp/kallsyms.sorted | grep . && return 0
+	done
+	return 1
+}
+
+# setup ATTR-DIR PROBABILITY START END: task-filtered, range-filtered,
+# quiet, a large "times" budget (the failures injected are counted by
+# how much it went down).
+setup() {
+	d=$dbg/$1
+	echo 0 > $d/probability
+	echo 1 > $d/interval
+	echo 1000000 > $d/times
+	echo 0 > $d/space
+	echo 0 > $d/verbose
+	echo Y > $d/task-filter
+	echo N > $d/ignore-gfp-wait
+	[ -e $d/ignore-gfp-highmem ] && echo N > $d/ignore-gfp-highmem
+	[ -e $d/min-order ] && echo 1 > $d/min-order
+	echo 32 > $d/stacktrace-depth
+	echo $3 > $d/require-start
+	echo $4 > $d/require-end
+	echo $2 > $d/probability
+}
+
+# off ATTR-DIR: no more failures; prints how many were injected.
+off() {
+	d=$dbg/$1
+	echo 0 > $d/probability
+	echo $((1000000 - $(cat $d/times)))
+	echo N > $d/task-filter
+	echo 0 > $d/require-start
+	echo 18446744073709551615 > $d/require-end
+}
+
+# stress NAME: exec_stress with make-it-fail; the TAP line for it.
+stress() {
+	t0=$(date +%s)
+	sh -c "echo 1 > /proc/self/make-it-fail && exec $bin/exec_stress -K -w 2 -f 1 -d 300 \
+		-n $execs -t 150 $bin/checktext $bin/checktext-2m"
+	rc=$?
+	echo "# $1: exec_stress exit $rc, $(elapsed $t0) s"
+	tap $rc "$1-execs-correct"
+}
+
+# injected NAME COUNT: the TAP line for "failures were injected".
+injected() {
+	echo "# $1: $2 allocation failures injected"
+	[ "$2" -gt 0 ]
+	tap $? "$1-failures-injected"
+}
+
+fault=$(range filemap_fault)
+ra=$(range ra_order_folios page_cache_ra_order_exact)
+echo "# faultinject: filemap_fault at ${fault% *}; exec readahead: $ra"
+[ -n "$fault" ] && [ -n "$ra" ]
+tap $? faultinject-ranges-from-kallsyms
+
+# 1. Every large folio in a fault fails: the text must end up all small.
+vm_snap /tmp/vm0
+echo 2M > $knob
+set -- $fault
+setup fail_page_alloc 100 $1 $2
+p=$(cold_spawn sh -c "echo 1 > /proc/self/make-it-fail && exec $bin/bigtext-2m --stop")
+dist=$($ctl report --pid "$p" | report_dist bigtext-2m)
+kill -9 "$p"
+echo "# faultinject page-alloc-all: bigtext-2m text:$dist"
+case " $dist " in
+*" small="*) ;;
+*) dist=" broken-report" ;;
+esac
+large=$(echo "$dist" | tr ' ' '\n' | grep -vE '^(small|partial)=|^$' | grep -vE '=0(\.0)?$')
+[ -z "$large" ] && [ "${dist#* broken-report}" = "$dist" ]
+tap $? page-alloc-all-text-falls-back-to-small-folios
+stress page-alloc-all
+injected page-alloc-all "$(off fail_page_alloc)"
+vm_snap /tmp/vm1
+vm_diff /tmp/vm0 /tmp/vm1 "faultinject page-alloc-all"
+
+# 2. A third of the exec readahead's large folios fail.
+vm_snap /tmp/vm0
+echo 64K > $knob
+set -- $ra
+setup fail_page_alloc 33 $1 $2
+stress page-alloc-ra
+injected page-alloc-ra "$(off fail_page_alloc)"
+vm_snap /tmp/vm1
+vm_diff /tmp/vm0 /tmp/vm1 "faultinject page-alloc-ra"
+
+# 3. A tenth of the exec readahead's slab allocations fail.
+vm_snap /tmp/vm0
+echo auto > $knob
+set -- $ra
+setup failslab 10 $1 $2
+stress slab-ra
+injected slab-ra "$(off failslab)"
+vm_snap /tmp/vm1
+vm_diff /tmp/vm0 /tmp/vm1 "faultinject slab-ra"
+
+echo "$orig" > $knob
+[ $tap_failed -eq 0 ]

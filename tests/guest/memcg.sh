@@ -1,0 +1,69 @@
+#!/bin/sh
+# memcg.sh [ROUNDS [MAX]]: large-text programs in a memory cgroup (v2)
+# with a tight memory.max, under exec_order never, 2M and auto, in the
+# small (256M) test guest (busybox sh).
+#
+# Per policy, a new cgroup with memory.max MAX (default 20M) runs ROUNDS
+# (default 4) rounds of three hugetext copies at once (10M of text each,
+# every page of it called; 30M of text in all, so the cgroup must reclaim
+# text that is in use).  Each program must exit 0 or be OOM-killed;
+# memory.events counts the OOM kills.  Fails if a program ends any other
+# way, or if 2M or auto get more OOM kills than never.  Prints the
+# cgroup's events and peak, and the exec_folio_* counters of /proc/vmstat
+# (allocations, fallbacks, step-downs) before and after, per policy.
+. /tests/bin/stress-lib.sh
+rounds=${1:-4}
+max=${2:-20M}
+cg=/sys/fs/cgroup
+orig=$(knob_active)
+
+grep -q cgroup2 /proc/filesystems || { tap 1 "cgroup2 (not in this kernel)"; exit 1; }
+mount -t cgroup2 none $cg && echo +memory > $cg/cgroup.subtree_control
+tap $? cgroup2-memory-controller
+mkdir -p /mnt/memcg
+for i in 1 2 3; do cp $bin/hugetext /mnt/memcg/hugetext.$i; done
+sync
+echo "# memcg: $(grep MemTotal /proc/meminfo | tr -s ' '), memory.max $max, $rounds rounds of 3 x hugetext (10M text)"
+
+for pol in never 2M auto; do
+	g=$cg/exec-folio-$pol
+	mkdir $g && echo $max > $g/memory.max || { tap 1 "memcg-$pol (cgroup setup)"; continue; }
+	echo $pol > $knob
+	sync
+	echo 3 > /proc/sys/vm/drop_caches
+	vm_snap /tmp/vm0
+	t0=$(date +%s)
+	# The shell joins the cgroup, so everything it starts is in it; each
+	# program's exit status is written as soon as it is known.
+	sh -c "echo \$\$ > $g/cgroup.procs
+		for r in \$(seq $rounds); do
+			/mnt/memcg/hugetext.1 & p1=\$!
+			/mnt/memcg/hugetext.2 & p2=\$!
+			/mnt/memcg/hugetext.3 & p3=\$!
+			for p in \$p1 \$p2 \$p3; do wait \$p; echo \$?; done
+		done" > /tmp/memcg-$pol 2>&1
+	secs=$(elapsed $t0)
+	vm_snap /tmp/vm1
+	runs=$((rounds * 3))
+	okn=$(grep -c '^0$' /tmp/memcg-$pol)
+	killed=$(grep -c '^137$' /tmp/memcg-$pol)
+	other=$((runs - okn - killed))
+	ev=$(tr '\n' ' ' < $g/memory.events)
+	peak=$(cat $g/memory.peak 2>/dev/null || echo '?')
+	oomk=$(sed -n 's/^oom_kill //p' $g/memory.events)
+	eval oom_$(echo $pol | tr -d 0-9)=$oomk
+	echo "# memcg $pol: $runs runs: $okn exited 0, $killed killed, $other other; $secs s"
+	echo "# memcg $pol: memory.events: $ev; memory.peak $peak"
+	vm_diff /tmp/vm0 /tmp/vm1 "memcg $pol"
+	[ $other -eq 0 ]
+	tap $? "memcg-$pol-programs-exit-0-or-oom-killed"
+	rmdir $g
+done
+echo "$orig" > $knob
+echo "# memcg: OOM kills: never ${oom_never:-?}, 2M ${oom_M:-?}, auto ${oom_auto:-?}"
+[ -n "$oom_never" ] && [ "${oom_M:-99}" -le "$oom_never" ]
+tap $? "memcg-2M-no-oom-kill-beyond-never"
+[ -n "$oom_never" ] && [ "${oom_auto:-99}" -le "$oom_never" ]
+tap $? "memcg-auto-no-oom-kill-beyond-never"
+rm -rf /mnt/memcg
+[ $tap_failed -eq 0 ]

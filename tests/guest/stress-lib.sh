@@ -1,0 +1,44 @@
+#!/bin/sh
+# Shared by the stress, memcg and fault injection guest scripts (busybox
+# sh); source it.  TAP lines "ok N name" / "not ok N name", which the
+# console parser reports under the plan step, and the /proc/vmstat
+# counters of the exec folio series (printed when the kernel has them).
+knob=/sys/kernel/mm/transparent_hugepage/exec_order
+bin=/mnt/exec-folio
+tap_n=0
+tap_failed=0
+
+# tap RC NAME: "ok" if RC is 0.
+tap() {
+	tap_n=$((tap_n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $tap_n $2"
+	else
+		echo "not ok $tap_n $2"
+		tap_failed=$((tap_failed + 1))
+	fi
+}
+
+# The active word of the exec_order knob.
+knob_active() { sed 's/.*\[\(.*\)\].*/\1/' $knob; }
+
+# vm_snap FILE: the counters worth reporting, "name value" a line.
+vm_snap() {
+	grep -E '^(exec_folio_[a-z_]+|thp_file_alloc|thp_file_fallback|thp_file_mapped|oom_kill|pgmajfault|allocstall_[a-z]+|pgscan_direct|workingset_refault_file) ' \
+		/proc/vmstat > "$1"
+}
+
+# vm_diff BEFORE AFTER WHAT: "# WHAT: name +delta ..." on one line; the
+# exec_folio_* counters always, the others when they moved.
+vm_diff() {
+	awk -v what="$3" '
+		NR == FNR { before[$1] = $2; next }
+		{ d = $2 - before[$1]
+		  if ($1 ~ /^exec_folio_/ || d != 0) line = line " " $1 " +" d }
+		END { if (line == "") line = " (no exec_folio_* counters in /proc/vmstat)"
+		      else if (line !~ /exec_folio_/) line = line " (no exec_folio_* counters in /proc/vmstat)"
+		      print "# " what ":" line }' "$1" "$2"
+}
+
+# elapsed T0: seconds since T0 (date +%s).
+elapsed() { echo $(( $(date +%s) - $1 )); }

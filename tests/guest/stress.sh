@@ -1,0 +1,132 @@
+#!/bin/sh
+# stress.sh exec|file|ovl [quick]: the stress tests of exec folios, in the
+# test guest (busybox sh).  Each stops by itself (a count and a time cap)
+# and prints what it did as "# " lines.
+#
+#   exec  exec_stress: 3 processes exec'ing checktext (text that checks
+#         itself) from XFS in a loop, 2 that flip their prctl and
+#         fork/exec children, one writing every accepted value to
+#         exec_order, caches dropped every 0.5 s: 10000 execs and 1000
+#         policy changes within 150 s.  First, a copy of checktext with a
+#         flipped bit in its text must be caught.
+#   file  file_stress on XFS under exec_order 2M, 64K, auto and never:
+#         PROT_EXEC mappings read and checked while the files are written,
+#         truncated, re-extended, hole-punched and dropped from the cache.
+#         First, a run whose model lies about punches and truncations
+#         must fail.
+#   ovl   both on overlayfs (lower and upper directories on XFS): binaries
+#         in the lower layer, copied up and created in the upper layer.
+#
+# "quick" (the slow TCG arm64 guests) runs fewer: 1500 execs, 150 policy
+# changes, file stress under 2M and never only.
+. /tests/bin/stress-lib.sh
+mode=${1:-}
+quick=${2:-}
+orig=$(knob_active)
+execs=10000 writes=1000 ecap=150
+fops=300 fchecks=20000 fcap=45 fpols="2M 64K auto never"
+if [ "$quick" = quick ]; then
+	execs=1500 writes=150 ecap=240
+	fops=150 fchecks=5000 fcap=60 fpols="2M never"
+fi
+
+# exec_run NAME BINARY...: exec stress on those checktext binaries.
+exec_run() {
+	name=$1
+	shift
+	t0=$(date +%s)
+	vm_snap /tmp/vm0
+	$bin/exec_stress -n $execs -p $writes -t $ecap -w 3 -f 2 -d 500 "$@"
+	rc=$?
+	vm_snap /tmp/vm1
+	vm_diff /tmp/vm0 /tmp/vm1 "$name"
+	echo "# $name: $(elapsed $t0) s"
+	tap $rc "$name"
+}
+
+# file_run NAME DIR: file stress in DIR under each policy of $fpols.
+file_run() {
+	for pol in $fpols; do
+		t0=$(date +%s)
+		echo $pol > $knob || { tap 1 "$1-$pol (cannot set exec_order)"; continue; }
+		vm_snap /tmp/vm0
+		$bin/file_stress -T "[$1 $pol]" -n $fops -c $fchecks -t $fcap "$2"
+		rc=$?
+		vm_snap /tmp/vm1
+		vm_diff /tmp/vm0 /tmp/vm1 "$1 $pol"
+		echo "# $1 $pol: $(elapsed $t0) s"
+		tap $rc "$1-$pol"
+	done
+	echo "$orig" > $knob
+}
+
+# The checks can fail: a corrupted text and a lying model are caught.
+selfcheck_exec() {
+	$bin/exec_stress -K -f 0 -d 0 -n 300 -t 60 $bin/checktext-bad > /tmp/bad.log 2>&1
+	rc=$?
+	bad=$(grep -c 'ERROR' /tmp/bad.log)
+	echo "# exec-selfcheck: exec_stress on checktext-bad: exit $rc, $bad errors reported"
+	[ $rc -eq 1 ] && [ "$bad" -gt 0 ]
+	tap $? exec-stress-catches-corrupt-text
+}
+
+selfcheck_file() {
+	$bin/file_stress -B -n 60 -c 3000 -t 30 "$1" > /tmp/bad.log 2>&1
+	rc=$?
+	bad=$(grep -c 'ERROR' /tmp/bad.log)
+	echo "# file-selfcheck: file_stress -B (model lies): exit $rc, $bad errors reported"
+	grep -m 3 'ERROR' /tmp/bad.log | sed 's/^/#   /'
+	[ $rc -eq 1 ] && [ "$bad" -gt 0 ]
+	tap $? file-stress-catches-stale-data
+}
+
+case "$mode" in
+exec)
+	selfcheck_exec
+	exec_run exec-xfs $bin/checktext $bin/checktext-2m
+	;;
+file)
+	mkdir -p /mnt/fstress
+	selfcheck_file /mnt/fstress
+	file_run file-xfs /mnt/fstress
+	rm -rf /mnt/fstress
+	;;
+ovl)
+	o=/mnt/ovl
+	mkdir -p $o/lower $o/upper $o/work $o/merged
+	cp $bin/checktext $bin/checktext-2m $o/lower/
+	# Files of the file stress that exist in the lower layer: opening
+	# them for write copies them up.
+	dd if=/dev/urandom of=$o/lower/file_stress.0 bs=64k count=20 2>/dev/null
+	dd if=/dev/urandom of=$o/lower/file_stress.1 bs=64k count=20 2>/dev/null
+	sync
+	if ! mount -t overlay overlay \
+		-o lowerdir=$o/lower,upperdir=$o/upper,workdir=$o/work $o/merged; then
+		tap 1 "ovl-mount"
+		exit 1
+	fi
+	tap 0 "ovl-mount"
+	# checktext copied up (chmod copies the data up), checktext-2m in the
+	# lower layer only, checktext-2m-up created in the upper layer.
+	chmod 0755 $o/merged/checktext
+	cp $o/merged/checktext-2m $o/merged/checktext-2m-up
+	[ -f $o/upper/checktext ] && [ -f $o/upper/checktext-2m-up ] &&
+		[ ! -e $o/upper/checktext-2m ]
+	tap $? ovl-layers-as-intended
+	exec_run exec-ovl $o/merged/checktext $o/merged/checktext-2m \
+		$o/merged/checktext-2m-up
+	fpols=${quick:+2M}
+	fpols=${fpols:-"2M auto"}
+	file_run file-ovl $o/merged
+	[ -f $o/upper/file_stress.0 ]
+	tap $? ovl-file-copied-up
+	umount $o/merged
+	tap $? ovl-umount
+	rm -rf $o
+	;;
+*)
+	echo "usage: stress.sh exec|file|ovl [quick]" >&2
+	exit 2 ;;
+esac
+echo "$orig" > $knob
+[ $tap_failed -eq 0 ]
