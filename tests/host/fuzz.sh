@@ -153,9 +153,13 @@ elif CC=$san_cc CFLAGS=$san LDFLAGS="-fsanitize=address,undefined" \
 	if [ "$(id -u)" -eq 0 ]; then
 		run 0 "report --pid \$\$" -- report --pid $$
 		run 0 "report --pid \$\$ --cont 64K" -- report --pid $$ --cont 64K
-		if "$ctl" report --help 2>&1 | grep -q -- --json; then
-			run 0 "report --pid \$\$ --json" -- report --pid $$ --json
-		fi
+		"$ctl" --help > "$tmp/help" 2>&1
+		grep -q -- --json "$tmp/help" && run 0 "report --pid \$\$ --json" -- report --pid $$ --json
+		grep -q -- --json "$tmp/help" && run - "status --json" -- status --json
+		grep -q -- --all "$tmp/help" && run - "report --all --rollup" -- report --all --rollup
+		grep -q -- --unit "$tmp/help" && run 1 "report of a bad unit name" -- report --unit ../x
+		grep -q -- --cgroup "$tmp/help" && run 1 "report of a missing cgroup" -- report --cgroup /nonexistent
+		run - "exec --mode never true" -- exec --mode never true
 	else
 		skip "under ASan/UBSan: report --pid \$\$" "not root"
 	fi
