@@ -59,7 +59,7 @@ static void check_counter(const char *line, struct vma_info *vma)
 	size_t i, changed = 0;
 	int ret;
 
-	before = *vma;
+	memcpy(&before, vma, sizeof(before));	/* padding too, for memcmp() */
 	ret = smaps_parse_counter(line, vma);
 	FUZZ_CHECK(ret >= -1 && ret <= 1);
 	if (ret == -1)
@@ -75,7 +75,7 @@ static void check_counter(const char *line, struct vma_info *vma)
 	/* A value of 0 changes nothing; else one counter, nothing more. */
 	FUZZ_CHECK(changed <= 1);
 	FUZZ_CHECK(memcmp(vma, &before, sizeof(before)) == 0);
-	*vma = before;
+	memcpy(vma, &before, sizeof(before));
 	smaps_parse_counter(line, vma);
 }
 
