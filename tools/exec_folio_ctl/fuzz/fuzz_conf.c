@@ -51,27 +51,41 @@ static int opens_for_write(int flags)
 	       (flags & (O_CREAT | O_TRUNC | O_APPEND));
 }
 
-#define WRAP_OPEN(name, ...)						\
-int __real_##name(__VA_ARGS__, int flags, ...);			\
-int __wrap_##name(__VA_ARGS__, int flags, ...);			\
-int __wrap_##name(__VA_ARGS__, int flags, ...)				\
-{									\
-	mode_t mode = 0;						\
-	va_list ap;							\
-									\
-	va_start(ap, flags);						\
-	if (flags & (O_CREAT | __O_TMPFILE))				\
-		mode = va_arg(ap, mode_t);				\
-	va_end(ap);							\
-	if (opens_for_write(flags))					\
-		forbidden(#name " for writing");			\
-	return WRAP_CALL_##name;					\
+/* The mode argument of open() and openat(), if the flags say there is one. */
+static mode_t open_mode(int flags, va_list ap)
+{
+	return flags & (O_CREAT | __O_TMPFILE) ? va_arg(ap, mode_t) : 0;
 }
 
-#define WRAP_CALL_open		__real_open(path, flags, mode)
-#define WRAP_CALL_openat	__real_openat(dirfd, path, flags, mode)
-WRAP_OPEN(open, const char *path)
-WRAP_OPEN(openat, int dirfd, const char *path)
+int __real_open(const char *path, int flags, ...);
+int __wrap_open(const char *path, int flags, ...);
+int __wrap_open(const char *path, int flags, ...)
+{
+	va_list ap;
+	mode_t mode;
+
+	va_start(ap, flags);
+	mode = open_mode(flags, ap);
+	va_end(ap);
+	if (opens_for_write(flags))
+		forbidden("open for writing");
+	return __real_open(path, flags, mode);
+}
+
+int __real_openat(int dirfd, const char *path, int flags, ...);
+int __wrap_openat(int dirfd, const char *path, int flags, ...);
+int __wrap_openat(int dirfd, const char *path, int flags, ...)
+{
+	va_list ap;
+	mode_t mode;
+
+	va_start(ap, flags);
+	mode = open_mode(flags, ap);
+	va_end(ap);
+	if (opens_for_write(flags))
+		forbidden("openat for writing");
+	return __real_openat(dirfd, path, flags, mode);
+}
 
 FILE *__real_fopen(const char *path, const char *mode);
 FILE *__wrap_fopen(const char *path, const char *mode);
@@ -153,7 +167,7 @@ static int ref_parse_line(const char *line, size_t len, char *word)
 		format_size(bytes, buf, sizeof(buf));
 		if (strlen(buf) >= KNOB_WORD_LEN)
 			return -1;
-		strcpy(word, buf);
+		snprintf(word, KNOB_WORD_LEN, "%s", buf);
 	}
 	return 0;
 }

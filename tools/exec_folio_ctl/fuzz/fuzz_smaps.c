@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "../proc_smaps.h"
+#include "../util.h"
 #include "fuzz.h"
 
 static void check_header(const struct vma_info *vma)
@@ -68,7 +69,7 @@ static void check_counter(const char *line, struct vma_info *vma)
 		FUZZ_CHECK(memcmp(vma, &before, sizeof(before)) == 0);
 		return;
 	}
-	for (i = 0; i < sizeof(counters) / sizeof(counters[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(counters); i++) {
 		changed += *counters[i] != *old[i];
 		*counters[i] = *old[i];
 	}
