@@ -1,0 +1,98 @@
+#!/bin/bash
+# series-build-check.sh TREE WORKDIR
+#
+# Each patch of the series builds on its own, and the whole series builds
+# with the feature off.  For x86_64, in a worktree of the kernel git tree
+# TREE (the series as commits on top of the "base" tag), with ccache:
+#
+#  - every prefix of the series compiles the objects its last patch adds
+#    or changes (warnings are errors), with the feature on;
+#  - the whole series compiles the objects the series touches with
+#    CONFIG_EXEC_FOLIO_POLICY=n, and with CONFIG_TRANSPARENT_HUGEPAGE=n
+#    (which also turns the policy off).  Compiling is enough: every hook
+#    outside the policy's own files has a stub, and a missing one fails
+#    to compile.
+#
+# The configuration is tinyconfig plus tests/config/build-check.config
+# (no debug options: this checks that code compiles, not how it runs).
+# Prints "ok - ..." lines and "N passed, N failed".
+set -uo pipefail
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+tree=$(cd "$1" && pwd)
+mkdir -p "$2"
+work=$(cd "$2" && pwd)
+export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/exec-folio-ccache}
+export CCACHE_BASEDIR=$work CCACHE_NOHASHDIR=1
+cc=gcc
+command -v ccache > /dev/null && cc="ccache gcc"
+pass=0 fail=0
+ok() { echo "ok - $1"; pass=$((pass + 1)); }
+nok() { echo "not ok - $1"; fail=$((fail + 1)); tail -15 "$2" | sed 's/^/#   /'; }
+
+src=$work/src
+if [ ! -e "$src/.git" ]; then
+	git -C "$tree" worktree prune
+	git -C "$tree" worktree add -q --detach "$src" base || exit 1
+fi
+g() { git -C "$src" "$@"; }
+kmake() { make -s -C "$src" O="$1" ARCH=x86_64 CC="$cc" HOSTCC="$cc" "${@:2}"; }
+
+# configure OBJ EXTRA-LINES: tinyconfig + the fragment + EXTRA-LINES.
+configure() {
+	local obj=$1 frag
+	frag=$(mktemp)
+	cat "$repo/tests/config/build-check.config" > "$frag"
+	printf '%s\n' "${@:2}" >> "$frag"
+	mkdir -p "$obj"
+	kmake "$obj" tinyconfig > /dev/null &&
+		"$src/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" "$frag" > /dev/null &&
+		kmake "$obj" olddefconfig > /dev/null
+	local rc=$?
+	rm -f "$frag"
+	return $rc
+}
+
+# The C files a range of commits adds or changes, as objects (not the
+# utility, the selftest or the KUnit files, which are #included).
+objects() {
+	git -C "$tree" diff --name-only --diff-filter=AM "$@" -- '*.c' |
+		grep -v -e '^tools/' -e '_kunit\.c$' | sed 's/\.c$/.o/'
+}
+
+# Each prefix, with the feature on.
+obj=$work/obj-on
+commits=$(git -C "$tree" rev-list --reverse base..HEAD)
+n=0
+for c in $commits; do
+	n=$((n + 1))
+	subj=$(git -C "$tree" log -1 --format=%s "$c")
+	objs=$(objects "$c^" "$c")
+	[ -n "$objs" ] || { ok "patch $n compiles (no C files: $subj)"; continue; }
+	g checkout -q --detach "$c" || { nok "patch $n: checkout" /dev/null; continue; }
+	log=$work/patch-$n.log
+	if configure "$obj" > "$log" 2>&1 &&
+	   kmake "$obj" -j"$(nproc)" $objs >> "$log" 2>&1 && ! grep -q 'warning:' "$log"; then
+		ok "patch $n compiles on its own ($(echo $objs | wc -w) objects: $subj)"
+	else
+		nok "patch $n compiles on its own ($subj)" "$log"
+	fi
+done
+
+# The whole series with the feature off: compile what it touches, link.
+all=$(objects base HEAD)
+g checkout -q --detach "$(git -C "$tree" rev-parse HEAD)"
+for off in "CONFIG_EXEC_FOLIO_POLICY=n" "CONFIG_TRANSPARENT_HUGEPAGE=n"; do
+	name=${off#CONFIG_}
+	name=${name%=n}
+	obj=$work/obj-${name,,}
+	log=$work/${name,,}.log
+	if configure "$obj" "# ${off%=n} is not set" > "$log" 2>&1 &&
+	   ! grep -q "^${off%=n}=y" "$obj/.config" &&
+	   kmake "$obj" -j"$(nproc)" $all >> "$log" 2>&1 && ! grep -q 'warning:' "$log"; then
+		ok "the series compiles with ${off} ($(echo $all | wc -w) objects)"
+	else
+		nok "the series compiles with ${off}" "$log"
+	fi
+done
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
