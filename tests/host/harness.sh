@@ -28,13 +28,21 @@ GUEST-DONE
 LOG
 }
 
-# verdict NAME WANT_EXIT (0 accepted, 1 rejected) < log
+# [why=REGEX] verdict NAME WANT_EXIT (0 accepted, 1 rejected) [PARSER-ARGS...] < log
+# A rejection must come with a "not ok" line, an acceptance with none.
 verdict() {
-	local name=$1 want=$2
+	local name=$1 want=$2 nok
+	shift 2
 	cat > "$tmp/$name.log"
-	python3 "$parse" --expect-kunit exec_folio "$tmp/$name.log" > "$tmp/$name.out" 2>&1
+	python3 "$parse" --expect-kunit exec_folio "$@" "$tmp/$name.log" > "$tmp/$name.out" 2>&1
 	local rc=$?
-	if [ "$rc" -eq "$want" ] && tail -1 "$tmp/$name.out" | grep -qE '^[0-9]+ passed, [0-9]+ failed'; then
+	nok=$(grep -c '^not ok - ' "$tmp/$name.out")
+	[ "$want" -eq 0 ] && [ "$nok" -gt 0 ] && rc="$rc, with a 'not ok' line"
+	[ "$want" -ne 0 ] && [ "$nok" -eq 0 ] && rc="$rc, without a 'not ok' line"
+	# why=REGEX: the rejection must be for that reason.
+	[ -n "${why:-}" ] && ! grep -qE "^not ok - .*($why)" "$tmp/$name.out" &&
+		rc="$rc, no 'not ok - ...$why' line"
+	if [ "$rc" = "$want" ] && tail -1 "$tmp/$name.out" | grep -qE '^[0-9]+ passed, [0-9]+ failed'; then
 		echo "ok - parser: $name (exit $rc)"
 		pass=$((pass + 1))
 	else
@@ -57,6 +65,72 @@ verdict kasan-report 1 < <(good
 verdict oops 1 < <(good
 	echo '[    3.000000] Oops: general protection fault, probably for non-canonical address')
 verdict empty-console 1 < /dev/null
+
+# The guest said something went wrong.
+why='guest error: cannot mount' verdict guest-error 1 < <(good | sed 's/^GUEST-DONE$/GUEST-ERROR cannot mount the XFS disk\nGUEST-DONE/')
+# The plan ran nothing: the guest powered off cleanly, having tested nothing.
+why='plan ran at least one step' verdict empty-plan 1 < <(good | sed '/^GUEST-BEGIN/,/^GUEST-END/d')
+# A step that printed no TAP result (a test that SKIPped as a whole with
+# "1..0", or printed nothing) fails, unless it is allowed to.
+silent() { good | sed 's/^GUEST-DONE$/GUEST-BEGIN silent\n1..0 # SKIP knob missing\nGUEST-END silent rc=0\nGUEST-DONE/'; }
+why='step silent printed no TAP' verdict step-without-tap 1 < <(silent)
+verdict step-without-tap-allowed 0 --no-tap silent < <(silent)
+# "ok - name" results (the guest shell scripts) count like "ok N name".
+why='selftest status runs' verdict failed-dash-result 1 < <(good | sed 's/^GUEST-END selftest/not ok - status runs\nGUEST-END selftest/')
+# A step that began and never ended (the guest died in it).
+why='step selftest did not finish' verdict step-did-not-finish 1 < <(good | grep -v 'GUEST-END\|GUEST-DONE')
+why='no kernel warnings' verdict kfence-report 1 < <(good
+	echo '[    3.000000] BUG: KFENCE: use-after-free read in do_sync_mmap_readahead')
+
+# The expected-results list (--expect).
+cat > "$tmp/expect.txt" <<'EOF'
+# the good run: one KUnit suite, two selftest results, one may skip
+kunit exec_folio
+selftest policy.one
+selftest policy.two # SKIP-OK
+EOF
+verdict expect-allowed-skip-passes 0 --expect "$tmp/expect.txt" < <(good)
+why='expected selftest policy.one is missing' verdict expect-missing-test 1 --expect "$tmp/expect.txt" < <(good | grep -v '^ok 1 policy.one$')
+why='expected kunit exec_folio is missing' verdict expect-missing-kunit-suite 1 --expect "$tmp/expect.txt" < <(good | grep -v 'ok 1 exec_folio$')
+why='selftest policy.three is not in the expected list' verdict expect-extra-test 1 --expect "$tmp/expect.txt" < <(good | sed 's/^GUEST-END selftest/ok 3 policy.three\nGUEST-END selftest/')
+why='more more.one is not in the expected list' verdict expect-extra-step 1 --expect "$tmp/expect.txt" < <(good | sed 's/^GUEST-DONE$/GUEST-BEGIN more\nok 1 more.one\nGUEST-END more rc=0\nGUEST-DONE/')
+why='policy.one skipped .knob missing., not allowed' verdict expect-unexpected-skip 1 --expect "$tmp/expect.txt" < <(good | sed 's/^ok 1 policy.one$/ok 1 policy.one # SKIP knob missing/')
+{ grep -v SKIP-OK "$tmp/expect.txt"; echo "selftest policy.two"; } > "$tmp/expect-noskip.txt"
+why='policy.two skipped .needs root., not allowed' verdict expect-skip-not-marked-ok 1 --expect "$tmp/expect-noskip.txt" < <(good)
+why='expected-results list .*No such file' verdict expect-list-unreadable 1 --expect "$tmp/no-such-list.txt" < <(good)
+printf 'kunit exec_folio\nselftest policy.one\nselftest policy.two # SKIP-OK\nsilent # NO-TAP\n' > "$tmp/expect-silent.txt"
+verdict expect-no-tap-allowed 0 --expect "$tmp/expect-silent.txt" < <(silent)
+why='expected step silent .NO-TAP. did not run' verdict expect-no-tap-step-missing 1 --expect "$tmp/expect-silent.txt" < <(good)
+# Measurements in names do not make a new name; a name listed twice must
+# be there twice.
+measured() { good | sed "s/^GUEST-DONE$/GUEST-BEGIN utility\nok - exec --size 64K: $1% of text in 64K folios\nok - set 16K round-trips\nok - set 32K round-trips\nGUEST-END utility rc=0\nGUEST-DONE/"; }
+{ cat "$tmp/expect.txt"; printf 'utility exec --size 64K: 96%% of text in 64K folios\nutility set 16K round-trips\nutility set 32K round-trips\n'; } > "$tmp/expect-measured.txt"
+verdict expect-measured-name 0 --expect "$tmp/expect-measured.txt" < <(measured 97)
+why='expected utility set 16K round-trips is missing .1 of 2.' verdict expect-repeated-name-missing 1 --expect "$tmp/expect-measured.txt" < <(measured 97 | grep -v 'set 32K')
+
+# expect-from-log.py: a list from a good log accepts that log (and warns
+# about each SKIP it allowed); it refuses to write one from a failed log.
+gen=$repo/tests/lib/expect-from-log.py
+good > "$tmp/gen.log"
+if python3 "$gen" "$tmp/gen.log" --prefix synthetic -o "$tmp/gen.txt" 2> "$tmp/gen.err" &&
+   grep -qx 'selftest policy.two # SKIP-OK' "$tmp/gen.txt" &&
+   grep -q 'warning: synthetic: selftest policy.two SKIPs' "$tmp/gen.err" &&
+   python3 "$parse" --expect "$tmp/gen.txt" "$tmp/gen.log" > "$tmp/gen.out"; then
+	echo "ok - expect-from-log: the list of a good log accepts it, SKIPs flagged"
+	pass=$((pass + 1))
+else
+	echo "not ok - expect-from-log: the list of a good log accepts it, SKIPs flagged"
+	cat "$tmp/gen.txt" "$tmp/gen.err" "$tmp/gen.out" 2> /dev/null | sed 's/^/#   /'
+	fail=$((fail + 1))
+fi
+good | sed 's/^ok 1 policy.one$/not ok 1 policy.one/' > "$tmp/gen-bad.log"
+if ! python3 "$gen" "$tmp/gen-bad.log" -o "$tmp/gen-bad.txt" 2> /dev/null && [ ! -e "$tmp/gen-bad.txt" ]; then
+	echo "ok - expect-from-log: refuses a failed log"
+	pass=$((pass + 1))
+else
+	echo "not ok - expect-from-log: refuses a failed log"
+	fail=$((fail + 1))
+fi
 
 # A guest that never powers off is killed by the time limit and reported.
 bz=$repo/build/obj-x86_64/arch/x86/boot/bzImage

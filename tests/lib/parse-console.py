@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""parse-console.py [--expect-kunit SUITE ...] [--prefix P] LOG
+"""parse-console.py [--expect FILE] [--expect-kunit SUITE ...] [--no-tap STEP ...]
+                    [--prefix P] [--dist FILE] LOG
 
 Judge one guest run from its console log and print one TAP-style line
 per result ("ok - ..." / "not ok - ..."):
@@ -7,29 +8,134 @@ per result ("ok - ..." / "not ok - ..."):
   - every top-level KUnit suite (KTAP), and each --expect-kunit SUITE
     must be there;
   - every step of the guest's plan (GUEST-BEGIN/END) must end with rc=0,
-    and every TAP result inside it is reported (SKIPs as skipped);
-  - the guest must reach GUEST-DONE (no hang, no early death);
-  - no kernel splat: BUG, WARNING, Oops, KASAN, lockdep, panic.
+    and every TAP result inside it ("ok N name", "ok - name", and the
+    "not ok" forms) is reported (SKIPs as skipped);
+  - the plan must have run at least one step, and every step must print
+    at least one TAP result unless it is allowed not to ("STEP # NO-TAP"
+    in the --expect list, or --no-tap STEP);
+  - the guest must reach GUEST-DONE (no hang, no early death), every step
+    it began must end, and it must print no "GUEST-ERROR" line;
+  - no kernel splat: BUG, WARNING, Oops, KASAN, KFENCE, lockdep, panic.
+
+--expect FILE lists the results this boot must give, one a line:
+
+    <step> <test name>          a TAP result of that plan step
+    kunit <suite>               a top-level KUnit suite
+    <step> # NO-TAP             a step that prints no TAP result
+    ... # SKIP-OK               (after a result) it may SKIP
+
+Lines starting with "#" are comments.  The run fails on a result listed
+but missing, on a result not listed (extra), and on a SKIP not marked
+SKIP-OK.  Numbers in test names are compared as "N" (names carry
+measurements, "exec --size 64K: 96% ..."), and a name listed twice must
+appear twice.  tests/lib/expect-from-log.py writes such a list from a
+good log.
 
 The "# folio-dist" lines the tests print are copied to --dist FILE for
 the folio size table.  Exit status: 0 if nothing failed.  The last line
 is "N passed, N failed, N skipped".
 """
 import argparse
+import collections
 import re
 import sys
 
 TS = re.compile(r'^\[\s*\d+\.\d+\]\s?')
-SPLAT = re.compile(r'(BUG:|WARNING:|Oops|KASAN|possible circular locking|'
+SPLAT = re.compile(r'(BUG:|WARNING:|Oops|KASAN|KFENCE:|possible circular locking|'
                    r'lockdep|Kernel panic|general protection fault|'
                    r'Unable to handle kernel|unreferenced object)')
-TAP = re.compile(r'^(not ok|ok) \d+ (.*?)(?:\s+#\s*(SKIP|skip)\b(.*))?$')
+# "ok 1 name", "ok 1 - name", "ok - name" (and "not ok"), with an
+# optional "# SKIP why" directive.
+TAP = re.compile(r'^(not ok|ok)(?: \d+(?: -)?| -) (.*?)'
+                 r'(?:\s+#\s*(SKIP|skip|Skip)\b(.*))?$')
+DIRECTIVE = re.compile(r'^(.*?)\s+#\s*(SKIP-OK|NO-TAP)\s*$')
+
+
+def name_key(name):
+    """What two test names are compared by: numbers as N, spaces folded."""
+    return ' '.join(re.sub(r'\d+(?:\.\d+)?', 'N', name).split())
+
+
+class Console:
+    """What a console log says: results, steps, errors, splats."""
+
+    def __init__(self, path):
+        with open(path, errors='replace') as f:
+            lines = [TS.sub('', l.rstrip('\r\n')) for l in f]
+        # results: (where, name, status, why), where "kunit" or the
+        # step, status "ok", "not ok" or "skip".
+        self.results = []
+        self.begun = []             # steps in GUEST-BEGIN order
+        self.steps = []             # (step, rc) from GUEST-END
+        self.tap_steps = set()      # steps with at least one TAP result
+        self.done = False
+        self.splats = []
+        self.errors = []
+        self.dists = []
+        step = None
+        for line in lines:
+            if SPLAT.search(line):
+                self.splats.append(line)
+            if line.startswith('GUEST-ERROR'):
+                self.errors.append(line[len('GUEST-ERROR'):].strip() or line)
+                continue
+            if line.startswith('GUEST-BEGIN '):
+                step = line.split(' ', 1)[1].strip()
+                self.begun.append(step)
+                continue
+            if line.startswith('GUEST-END '):
+                m = re.match(r'GUEST-END (\S+) rc=(\d+)', line)
+                self.steps.append((m.group(1), int(m.group(2))) if m else (line, 1))
+                step = None
+                continue
+            if line == 'GUEST-DONE':
+                self.done = True
+                continue
+            if line.startswith('# folio-dist '):
+                self.dists.append(line[len('# folio-dist '):])
+            m = TAP.match(line)
+            if not m:
+                continue
+            ok, name, skip, why = m.group(1) == 'ok', m.group(2), m.group(3), m.group(4)
+            status = 'skip' if skip and ok else 'ok' if ok else 'not ok'
+            self.results.append((step or 'kunit', name.strip(), status,
+                                 (why or '').strip()))
+            if step is not None:
+                self.tap_steps.add(step)
+
+
+def read_expect(path):
+    """The --expect list: ([(where, name, skip_ok)], {no-TAP steps}, [errors])."""
+    expected, no_tap, bad = [], set(), []
+    with open(path) as f:
+        for n, raw in enumerate(f, 1):
+            line = raw.strip()
+            if not line or line.startswith('#'):
+                continue
+            directive = None
+            m = DIRECTIVE.match(line)
+            if m:
+                line, directive = m.group(1).strip(), m.group(2)
+            parts = line.split(None, 1)
+            if directive == 'NO-TAP':
+                if len(parts) != 1:
+                    bad.append(f'line {n}: "STEP # NO-TAP" takes a step name only')
+                else:
+                    no_tap.add(parts[0])
+            elif len(parts) != 2:
+                bad.append(f'line {n}: want "<step> <test name>" or "kunit <suite>"')
+            else:
+                expected.append((parts[0], parts[1], directive == 'SKIP-OK'))
+    return expected, no_tap, bad
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('log')
+    ap.add_argument('--expect', help='the list of expected results')
     ap.add_argument('--expect-kunit', action='append', default=[])
+    ap.add_argument('--no-tap', action='append', default=[],
+                    help='a plan step allowed to print no TAP result')
     ap.add_argument('--prefix', default='')
     ap.add_argument('--dist')
     args = ap.parse_args()
@@ -48,53 +154,86 @@ def main():
             counts['failed'] += 1
             print(f'not ok - {pre}{what}')
 
-    with open(args.log, errors='replace') as f:
-        lines = [TS.sub('', l.rstrip('\r\n')) for l in f]
+    con = Console(args.log)
+    no_tap = set(args.no_tap)
+    expected = None
+    if args.expect:
+        try:
+            expected, more_no_tap, bad = read_expect(args.expect)
+        except OSError as e:
+            report(False, f'expected-results list {args.expect}: {e.strerror}')
+            expected, more_no_tap, bad = [], set(), []
+        no_tap |= more_no_tap
+        for b in bad:
+            report(False, f'expected-results list {args.expect}: {b}')
+    skip_ok = {}
+    if expected is not None:
+        for where, name, sok in expected:
+            k = (where, name_key(name))
+            skip_ok[k] = skip_ok.get(k, False) or sok
 
-    kunit = {}
-    step = None
-    steps = []
-    done = False
-    splats = []
-    dists = []
-    for line in lines:
-        if SPLAT.search(line):
-            splats.append(line)
-        if line.startswith('GUEST-BEGIN '):
-            step = line.split(' ', 1)[1]
-            continue
-        if line.startswith('GUEST-END '):
-            m = re.match(r'GUEST-END (\S+) rc=(\d+)', line)
-            steps.append((m.group(1), int(m.group(2))) if m else (line, 1))
-            step = None
-            continue
-        if line == 'GUEST-DONE':
-            done = True
-            continue
-        if line.startswith('# folio-dist '):
-            dists.append(f'{args.prefix or "guest"} {line[len("# folio-dist "):]}')
-        m = TAP.match(line)
-        if not m:
-            continue
-        ok, name, skip, why = m.group(1) == 'ok', m.group(2), m.group(3), m.group(4)
-        if step is None:
-            kunit[name] = ok            # a top-level KTAP line: a suite
-            report(ok, f'kunit {name}', (why or '').strip() if skip else None)
+    for where, name, status, why in con.results:
+        what = f'{where} {name}'
+        if status == 'skip' and expected is not None and \
+                not skip_ok.get((where, name_key(name))):
+            report(False, f'{what} skipped ({why or "no reason given"}), '
+                   'not allowed to (no SKIP-OK in the expected list)')
         else:
-            report(ok, f'{step} {name}', (why or '').strip() if skip else None)
+            report(status != 'not ok', what, why if status == 'skip' else None)
 
+    kunit = {name for where, name, _, _ in con.results if where == 'kunit'}
     for suite in args.expect_kunit:
         if suite not in kunit:
             report(False, f'kunit {suite} did not run')
-    for name, rc in steps:
+
+    if expected is not None:
+        want = collections.Counter((w, name_key(n)) for w, n, _ in expected)
+        got = collections.Counter((w, name_key(n)) for w, n, _, _ in con.results)
+        names = {}
+        for w, n, _ in expected:
+            names.setdefault((w, name_key(n)), n)
+        ran = {s for s, _ in con.steps} | set(con.begun)
+        bad = 0
+        for k, c in want.items():
+            if got[k] < c:
+                bad += 1
+                more = f' ({c - got[k]} of {c})' if c > 1 else ''
+                report(False, f'expected {k[0]} {names[k]} is missing{more}')
+        extra = want.copy()
+        for w, n, _, _ in con.results:
+            k = (w, name_key(n))
+            if extra[k] > 0:
+                extra[k] -= 1
+            else:
+                bad += 1
+                report(False, f'{w} {n} is not in the expected list (extra)')
+        for s in sorted(more_no_tap - ran):
+            bad += 1
+            report(False, f'expected step {s} (NO-TAP) did not run')
+        if not bad:
+            report(True, f'results as expected ({sum(want.values())} listed, '
+                   f'{len(more_no_tap)} steps without TAP)')
+
+    for msg in con.errors:
+        report(False, f'guest error: {msg}')
+    if not con.begun:
+        report(False, 'guest plan ran at least one step')
+    ended = {s for s, _ in con.steps}
+    for s in con.begun:
+        if s not in ended:
+            report(False, f'step {s} did not finish')
+    for name, rc in con.steps:
         report(rc == 0, f'step {name} exited {rc}')
-    report(done, 'guest ran its whole plan and powered off')
-    report(not splats, 'no kernel warnings or oopses')
-    for s in splats[:20]:
+        if name not in con.tap_steps and name not in no_tap:
+            report(False, f'step {name} printed no TAP result (allow it with '
+                   f'"{name} # NO-TAP" in the expected list)')
+    report(con.done, 'guest ran its whole plan and powered off')
+    report(not con.splats, 'no kernel warnings or oopses')
+    for s in con.splats[:20]:
         print(f'#   {s}')
     if args.dist:
         with open(args.dist, 'a') as f:
-            f.writelines(d + '\n' for d in dists)
+            f.writelines(f'{args.prefix or "guest"} {d}\n' for d in con.dists)
     print(f"{counts['passed']} passed, {counts['failed']} failed, "
           f"{counts['skipped']} skipped")
     return 1 if counts['failed'] else 0
