@@ -131,8 +131,12 @@ boot() {
 		"$build/plan-$name" "$progs" || { check "initramfs $name" false; return; }
 	"$repo/tests/lib/run-guest.sh" "$kernel" "$build/initramfs-$name.cpio.gz" \
 		"$logs/guest-$name.log" "$cmdline" 2>> "$logs/boot-times.log"
+	# tests/expect/NAME.txt: the results this boot must give (written by
+	# tests/lib/expect-from-log.py); missing, extra and unlisted SKIPs fail.
+	local expect=()
+	[ -f "$repo/tests/expect/$name.txt" ] && expect=(--expect "$repo/tests/expect/$name.txt")
 	python3 "$repo/tests/lib/parse-console.py" --prefix "$name" \
-		--dist "$build/folio-dist.txt" $KUNIT_EXPECT \
+		--dist "$build/folio-dist.txt" $KUNIT_EXPECT "${expect[@]}" \
 		"$logs/guest-$name.log" > "$logs/result-$name.log"
 	grep -E '^(not )?ok |^#   ' "$logs/result-$name.log"
 	tally "$logs/result-$name.log" "guest $name"
