@@ -81,6 +81,14 @@ why='selftest status runs' verdict failed-dash-result 1 < <(good | sed 's/^GUEST
 why='step selftest did not finish' verdict step-did-not-finish 1 < <(good | grep -v 'GUEST-END\|GUEST-DONE')
 why='no kernel warnings' verdict kfence-report 1 < <(good
 	echo '[    3.000000] BUG: KFENCE: use-after-free read in do_sync_mmap_readahead')
+why='no kernel warnings' verdict lockdep-report 1 < <(good
+	echo '[    3.000000] WARNING: possible recursive locking detected')
+why='no kernel warnings' verdict rcu-stall 1 < <(good
+	echo '[   30.000000] rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:')
+why='no kernel warnings' verdict hung-task 1 < <(good
+	echo '[  130.000000] INFO: task exec_stress:97 blocked for more than 122 seconds.')
+# The debug kernel's boot banner is no report.
+verdict debug-kernel-banner 0 < <(good | sed 's/^GUEST-UP/[    0.708634] rcu: 	RCU lockdep checking is enabled.\n[    0.438936] kasan: KernelAddressSanitizer initialized\nGUEST-UP/')
 
 # The expected-results list (--expect).
 cat > "$tmp/expect.txt" <<'EOF'

@@ -15,7 +15,8 @@ per result ("ok - ..." / "not ok - ..."):
     in the --expect list, or --no-tap STEP);
   - the guest must reach GUEST-DONE (no hang, no early death), every step
     it began must end, and it must print no "GUEST-ERROR" line;
-  - no kernel splat: BUG, WARNING, Oops, KASAN, KFENCE, lockdep, panic.
+  - no kernel splat: BUG, WARNING, Oops, KASAN, KFENCE, lockdep, RCU
+    stall, hung task, panic.
 
 --expect FILE lists the results this boot must give, one a line:
 
@@ -41,8 +42,16 @@ import re
 import sys
 
 TS = re.compile(r'^\[\s*\d+\.\d+\]\s?')
-SPLAT = re.compile(r'(BUG:|WARNING:|Oops|KASAN|KFENCE:|possible circular locking|'
-                   r'lockdep|Kernel panic|general protection fault|'
+# Kernel reports.  Lockdep's start with "WARNING:" or "BUG:" (or "INFO:"
+# below); a bare "lockdep" would match the debug kernel's boot banner
+# ("RCU lockdep checking is enabled.").
+SPLAT = re.compile(r'(BUG:|WARNING:|Oops|KASAN:|KFENCE:|UBSAN:|'
+                   r'possible circular locking|INFO: lockdep is turned off|'
+                   r'INFO: trying to register non-static key|'
+                   r'turning off the locking correctness validator|'
+                   r'detected stalls? on CPU|self-detected stall|'
+                   r'blocked for more than \d+ seconds|'
+                   r'Kernel panic|general protection fault|'
                    r'Unable to handle kernel|unreferenced object)')
 # "ok 1 name", "ok 1 - name", "ok - name" (and "not ok"), with an
 # optional "# SKIP why" directive.
