@@ -20,14 +20,16 @@ mkfs.xfs -q -f "$disk" || exit 1
 
 case "$arch" in
 x86_64)
-	qemu=(qemu-system-x86_64 -M pc -cpu max -m "$mem"
+	# Two CPUs (multi-threaded TCG): the x86_64 kernel is the debug
+	# kernel, and its stress tests must really run concurrently.
+	qemu=(qemu-system-x86_64 -M pc -cpu max -m "$mem" -smp "${GUEST_SMP:-2}"
 	      -drive "file=$disk,if=virtio,format=raw")
 	console=ttyS0 ;;
 arm64)
 	# pauth-impdef: TCG's architected pointer authentication is slow.
 	# The disk is virtio-mmio, so the kernel needs no PCI.
 	qemu=(qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on -m "$mem"
-	      -drive "file=$disk,if=none,id=disk,format=raw"
+	      -smp "${GUEST_SMP:-1}" -drive "file=$disk,if=none,id=disk,format=raw"
 	      -device virtio-blk-device,drive=disk)
 	console=ttyAMA0 ;;
 *)
@@ -35,10 +37,10 @@ arm64)
 	exit 2 ;;
 esac
 start=$(date +%s)
-timeout --kill-after=10 "$timeout" "${qemu[@]}" -accel tcg -smp 1 \
+timeout --kill-after=10 "$timeout" "${qemu[@]}" -accel tcg \
 	-nographic -no-reboot -nodefaults -serial stdio \
 	-kernel "$kernel" -initrd "$initrd" \
-	-append "console=$console panic=-1 oops=panic $cmdline" \
+	-append "console=$console panic=-1 oops=panic panic_on_warn=1 $cmdline" \
 	< /dev/null > "$log" 2>&1
 rc=$?
 echo "run-guest: $(basename "$log"): QEMU exited with $rc after $(( $(date +%s) - start ))s" >&2
