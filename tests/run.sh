@@ -167,6 +167,44 @@ boot cmdline-invalid "$bz" "exec_order=64k" \
 	"cmdline-bad-keeps-default grep -q '\[arch\]' /sys/kernel/mm/transparent_hugepage/exec_order" \
 	"cmdline-bad-warns dmesg | grep -q 'ignoring invalid exec_order=64k'"
 
+# The debug kernel catches what it is there to catch, and the parser
+# rejects the run: one boot per failure provoked through LKDTM, which
+# the parser must reject for a kernel report, and the console must show
+# the report of the detector named.  A boot that provokes nothing passes.
+phase "debug kernel: failures provoked through LKDTM are caught"
+lkdtm=/sys/kernel/debug/provoke-crash/DIRECT
+mkdir -p "$build/lkdtm-progs"
+KUNIT_EXPECT=""
+progs=$build/lkdtm-progs boot lkdtm-control "$bz" "" \
+	"lkdtm-present mount -t debugfs none /sys/kernel/debug && test -w $lkdtm"
+# provoked CASE REPORT: the run that does "echo CASE > $lkdtm" is
+# rejected ("not ok - ... no kernel warnings or oopses") and its console
+# matches REPORT (an extended regex).
+provoked() {
+	local name=lkdtm-$1
+	echo "provoke mount -t debugfs none /sys/kernel/debug; echo $1 > $lkdtm" > "$build/plan-$name"
+	"$repo/tests/lib/mkinitramfs.sh" "$build/initramfs-$name.cpio.gz" \
+		"$build/plan-$name" "$build/lkdtm-progs" || return 1
+	GUEST_TIMEOUT=120 "$repo/tests/lib/run-guest.sh" "$bz" "$build/initramfs-$name.cpio.gz" \
+		"$logs/guest-$name.log" 2>> "$logs/boot-times.log"
+	python3 "$repo/tests/lib/parse-console.py" --prefix "$name" \
+		"$logs/guest-$name.log" > "$logs/result-$name.log"
+	[ $? -eq 1 ] && grep -q "^not ok - $name: no kernel warnings or oopses" \
+		"$logs/result-$name.log" && grep -qE "$2" "$logs/guest-$name.log"
+}
+# lkdtm_case CASE REPORT DETECTOR: one "ok - debug kernel: ..." line.
+lkdtm_case() {
+	check "debug kernel: parser rejects $3 ($1)" provoked "$1" "$2"
+	tail -1 "$logs/boot-times.log" | sed 's/^/# /'
+}
+lkdtm_case READ_AFTER_FREE 'BUG: KASAN: slab-use-after-free' "KASAN use-after-free"
+lkdtm_case KFENCE_READ_AFTER_FREE 'BUG: KFENCE: use-after-free' "KFENCE use-after-free"
+lkdtm_case WARNING 'WARNING: CPU: .* lkdtm_WARNING' "WARN_ON"
+lkdtm_case BUG 'kernel BUG at .*lkdtm' "BUG()"
+lkdtm_case EXCEPTION 'Oops: general protection fault|BUG: kernel NULL pointer' "a bad kernel access (oops)"
+lkdtm_case CORRUPT_LIST_ADD 'list_add corruption' "DEBUG_LIST list corruption"
+lkdtm_case SPINLOCKUP 'WARNING: lock held when returning to user space' "lockdep (lock held on return to user space)"
+
 # arm64, for each page size asked for: the kernel, the contpte probe
 # module built against it, and a guest with the same tests as x86_64 plus
 # the contpte check (tests/guest/contpte.sh).
