@@ -1,0 +1,76 @@
+#!/bin/sh
+# Binaries in containers: a program run from an overlayfs mount whose
+# lower layer is on the XFS disk gets the same text folios as the same
+# program run from XFS directly, under an explicit size and under auto.
+# (The loader's reads go to the real file on overlayfs: a fix that works
+# by changing the overlay file's mode would do nothing there.)
+ctl=/tests/bin/exec_folio_ctl
+dir=/mnt/exec-folio
+knob=/sys/kernel/mm/transparent_hugepage/exec_order
+pass=0
+fail=0
+ok() { echo "ok - $1"; pass=$((pass + 1)); }
+nok() { echo "not ok - $1"; fail=$((fail + 1)); }
+
+. /tests/bin/lib.sh
+
+case $($ctl status | sed -n 's/^page size: *//p') in
+4K) size=64K prog=bigtext ;;
+16K) size=128K prog=hugetext ;;
+*) size=512K prog=hugetext ;;
+esac
+
+top=/mnt/ovl
+merged=/tmp/ovl-merged
+mkdir -p $top/lower $top/upper $top/work $merged
+cp $dir/$prog $dir/bigtext-2m $top/lower/
+if mount -t overlay overlay \
+	-o lowerdir=$top/lower,upperdir=$top/upper,workdir=$top/work $merged; then
+	ok "overlayfs mounts with its lower layer on XFS"
+else
+	nok "overlayfs mounts with its lower layer on XFS"
+	echo "$pass passed, $fail failed"
+	exit 1
+fi
+
+# field NAME DIST: the value of NAME= in a report_dist line, 0 if absent.
+field() { echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p" | head -1 | grep . || echo 0; }
+
+# measure PROG POLICY: the report_dist of PROG run cold from the lower
+# layer directly and through the overlay; prints both as folio-dist lines.
+measure() {
+	echo "$2" > $knob
+	for where in $top/lower $merged; do
+		p=$(cold_spawn $where/$1 --stop) || { echo "GUEST-ERROR $1 did not stop" >&2; }
+		d=$($ctl report --pid $p | report_dist $1)
+		kill -9 $p 2> /dev/null
+		wait $p 2> /dev/null
+		[ $where = $merged ] && label=overlay || label=xfs
+		echo "# folio-dist $1@$2-$label:$d"
+		eval "dist_$label=\"\$d\""
+	done
+}
+
+measure $prog $size
+x=$(field $size "$dist_xfs") o=$(field $size "$dist_overlay")
+echo "# $prog@$size: $x% in $size folios from XFS, $o% through overlayfs"
+if awk "BEGIN{exit !($x > 50 && $o >= $x - 0.5 && $o <= $x + 0.5)}"; then
+	ok "$prog from overlayfs gets the same $size folios as from XFS ($o% vs $x%)"
+else
+	nok "$prog from overlayfs gets the same $size folios as from XFS ($o% vs $x%)"
+fi
+
+if [ "$size" = 64K ]; then
+	measure bigtext-2m auto
+	x=$(field pmd "$dist_xfs") o=$(field pmd "$dist_overlay")
+	if awk "BEGIN{exit !($x > 50 && $o >= $x - 0.5 && $o <= $x + 0.5)}"; then
+		ok "bigtext-2m from overlayfs is PMD-mapped under auto as from XFS ($o% vs $x%)"
+	else
+		nok "bigtext-2m from overlayfs is PMD-mapped under auto as from XFS ($o% vs $x%)"
+	fi
+fi
+
+echo arch > $knob
+umount $merged
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]
