@@ -8,16 +8,105 @@
  */
 
 #include <linux/exec_folio.h>
+#include <linux/huge_mm.h>
+#include <linux/init.h>
 #include <linux/log2.h>
+#include <linux/memcontrol.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
 #include <linux/mmzone.h>
+#include <linux/mutex.h>
 #include <linux/pagemap.h>
 #include <linux/sizes.h>
 
 /* Written by the exec_order knob, read locklessly by page faults. */
 unsigned int exec_folio_global_policy __read_mostly =
 	EXEC_FOLIO_POLICY(EXEC_FOLIO_ARCH, 0);
+
+DEFINE_STATIC_KEY_FALSE(exec_folio_enabled);
+DEFINE_PER_CPU(unsigned long, exec_folio_stats[NR_EXEC_FOLIO_STATS]);
+
+/* Serialises changes of the global policy and of the static key. */
+static DEFINE_MUTEX(exec_folio_key_lock);
+/* Some process asked for a policy that may give large folios. */
+static bool exec_folio_process_used;
+
+/**
+ * exec_folio_policy_is_large - Can a policy give text large folios?
+ * @policy: A global or process policy.
+ *
+ * Return: false for "never", "inherit", and "arch" on an architecture
+ * without a preference; true otherwise.
+ */
+bool exec_folio_policy_is_large(unsigned int policy)
+{
+	switch (EXEC_FOLIO_POLICY_MODE(policy)) {
+	case EXEC_FOLIO_ARCH:
+		return exec_folio_order() > 0;
+	case EXEC_FOLIO_AUTO:
+	case EXEC_FOLIO_ORDER:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Turn the fault path's static key on or off; exec_folio_key_lock held. */
+static void exec_folio_update_key(void)
+{
+	unsigned int global = READ_ONCE(exec_folio_global_policy);
+	bool on = exec_folio_policy_is_large(global) ||
+		  (exec_folio_process_used &&
+		   EXEC_FOLIO_POLICY_MODE(global) != EXEC_FOLIO_NEVER);
+
+	lockdep_assert_held(&exec_folio_key_lock);
+	if (on)
+		static_branch_enable(&exec_folio_enabled);
+	else
+		static_branch_disable(&exec_folio_enabled);
+}
+
+/**
+ * exec_folio_set_global - Set the global policy.
+ * @policy: The new policy, already validated.
+ */
+void exec_folio_set_global(unsigned int policy)
+{
+	mutex_lock(&exec_folio_key_lock);
+	WRITE_ONCE(exec_folio_global_policy, policy);
+	exec_folio_update_key();
+	mutex_unlock(&exec_folio_key_lock);
+}
+
+/**
+ * exec_folio_process_wants - Note a process's new policy.
+ * @policy: The policy a process just chose.
+ *
+ * The first process policy that may give large folios turns the static
+ * key on, for good: processes keep their policy, and one that asked
+ * for it would otherwise have to be found again when the global policy
+ * changes.
+ */
+void exec_folio_process_wants(unsigned int policy)
+{
+	if (!exec_folio_policy_is_large(policy) ||
+	    READ_ONCE(exec_folio_process_used))
+		return;
+	mutex_lock(&exec_folio_key_lock);
+	WRITE_ONCE(exec_folio_process_used, true);
+	exec_folio_update_key();
+	mutex_unlock(&exec_folio_key_lock);
+}
+
+/* The key follows the boot-time policy (exec_order= or the default). */
+static int __init exec_folio_key_init(void)
+{
+	mutex_lock(&exec_folio_key_lock);
+	exec_folio_update_key();
+	mutex_unlock(&exec_folio_key_lock);
+	return 0;
+}
+core_initcall(exec_folio_key_init);
 
 /**
  * exec_folio_effective - The policy that applies to a process.
@@ -84,8 +173,7 @@ static bool exec_folio_pmd_fits(const struct exec_folio_input *in)
 /*
  * "auto": PMD folios for text that can be PMD-mapped, else the arch's
  * preferred size (64K where the arch has none), never a folio larger
- * than the text itself, and at most 64K while the node is short of
- * memory.
+ * than the text itself.
  */
 static unsigned int exec_folio_auto(const struct exec_folio_input *in,
 				    unsigned int cap)
@@ -93,22 +181,23 @@ static unsigned int exec_folio_auto(const struct exec_folio_input *in,
 	unsigned long pages = (in->vm_end - in->vm_start) >> in->page_shift;
 	unsigned int order;
 
-	if (!in->low_memory && in->pmd_order <= cap && exec_folio_pmd_fits(in))
+	if (in->pmd_order <= cap && exec_folio_pmd_fits(in))
 		return in->pmd_order;
 
 	order = in->arch_order ? in->arch_order :
 				 exec_folio_order_64k(in->page_shift);
-	if (in->low_memory)
-		order = min(order, exec_folio_order_64k(in->page_shift));
 	order = min(order, cap);
 	while (order && (1UL << order) > pages)
 		order--;
-	return order < EXEC_FOLIO_MIN_ORDER ? 0 : order;
+	return order;
 }
 
 /**
  * exec_folio_decide - Choose the folio order for a text page fault.
  * @in: Everything the decision depends on.
+ *
+ * Whatever the policy, a VMA or process that opted out of THP gets no
+ * PMD-size folio, and while memory is short no folio larger than 64K.
  *
  * Return: an order in [0, exec_folio_cap()]; 0 means the ordinary
  * read-around.
@@ -118,23 +207,37 @@ unsigned int exec_folio_decide(const struct exec_folio_input *in)
 	unsigned int policy = exec_folio_effective(in->global, in->local);
 	unsigned int cap = exec_folio_cap(in->page_shift, in->pmd_order,
 					  in->mapping_max_order);
+	unsigned int order;
+
+	if (in->thp_disabled && in->pmd_order <= cap)
+		cap = in->pmd_order - 1;
+	if (in->low_memory)
+		cap = min(cap, exec_folio_order_64k(in->page_shift));
 
 	switch (EXEC_FOLIO_POLICY_MODE(policy)) {
 	case EXEC_FOLIO_ARCH:
-		return min(in->arch_order, cap);
+		order = min(in->arch_order, cap);
+		break;
 	case EXEC_FOLIO_AUTO:
-		return exec_folio_auto(in, cap);
+		order = exec_folio_auto(in, cap);
+		break;
 	case EXEC_FOLIO_ORDER:
-		return min(EXEC_FOLIO_POLICY_ORDER(policy), cap);
+		order = min(EXEC_FOLIO_POLICY_ORDER(policy), cap);
+		break;
 	default:
 		return 0;
 	}
+	return order < EXEC_FOLIO_MIN_ORDER ? 0 : order;
 }
 
-/* Free memory of the local node against the sum of its high watermarks. */
+/*
+ * Free memory of the node that page-cache folios for this fault come
+ * from (the local memory node: filemap_alloc_folio() follows the task's
+ * mempolicy, local by default) against the sum of its high watermarks.
+ */
 static bool exec_folio_node_low(void)
 {
-	pg_data_t *pgdat = NODE_DATA(numa_node_id());
+	pg_data_t *pgdat = NODE_DATA(numa_mem_id());
 	unsigned long free = 0, high = 0;
 	int i;
 
@@ -149,11 +252,47 @@ static bool exec_folio_node_low(void)
 	return free < high;
 }
 
+/*
+ * The memory cgroup that the folio will be charged to, or one of its
+ * ancestors, has less than an eighth of its memory.max (or memory.high)
+ * left, or less than @nr_pages: a large folio there would push the
+ * group into reclaim, or its OOM killer, sooner.
+ */
+static bool exec_folio_memcg_low(unsigned long nr_pages)
+{
+#ifdef CONFIG_MEMCG
+	struct mem_cgroup *memcg;
+	bool low = false;
+
+	if (mem_cgroup_disabled())
+		return false;
+	rcu_read_lock();
+	for (memcg = mem_cgroup_from_task(current);
+	     memcg && !mem_cgroup_is_root(memcg);
+	     memcg = parent_mem_cgroup(memcg)) {
+		unsigned long limit = min(READ_ONCE(memcg->memory.max),
+					  READ_ONCE(memcg->memory.high));
+		unsigned long usage = page_counter_read(&memcg->memory);
+
+		if (usage + max(nr_pages, limit / 8) > limit) {
+			low = true;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return low;
+#else
+	return false;
+#endif
+}
+
 /**
- * exec_folio_fault_order - The folio order for a page fault on text.
+ * exec_folio_fault_order - The folio order for a page-cache miss on text.
  * @vma: The executable file VMA; the caller holds its mmap or VMA lock.
  *
- * Takes no lock: the policies are read with READ_ONCE().
+ * Called once per miss, through exec_folio_vma_order().  Takes no lock:
+ * the policies are read with READ_ONCE().  Memory pressure is only
+ * looked at when the policy asks for a large folio.
  *
  * Return: the order to read text into, 0 for the ordinary read-around.
  */
@@ -171,11 +310,18 @@ unsigned int exec_folio_fault_order(struct vm_area_struct *vma)
 		.vm_end = vma->vm_end,
 		.vm_pgoff = vma->vm_pgoff,
 	};
-	unsigned int policy = exec_folio_effective(in.global, in.local);
+	unsigned int order;
 
-	/* Only "auto" looks at memory pressure; skip the zone walk otherwise. */
-	if (EXEC_FOLIO_POLICY_MODE(policy) == EXEC_FOLIO_AUTO)
-		in.low_memory = exec_folio_node_low();
+	in.thp_disabled = vma_thp_disabled(vma, vma->vm_flags) ||
+			  thp_disabled_by_hw();
+	order = exec_folio_decide(&in);
+	if (order <= exec_folio_order_64k(PAGE_SHIFT))
+		return order;
+	in.low_memory = exec_folio_node_low() ||
+			exec_folio_memcg_low(1UL << order);
+	if (!in.low_memory)
+		return order;
+	exec_folio_count(EXEC_FOLIO_STAT_STEPDOWN);
 	return exec_folio_decide(&in);
 }
 

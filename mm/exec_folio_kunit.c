@@ -22,6 +22,7 @@ struct exec_folio_case {
 	unsigned long vm_pgoff;
 	bool low_memory;
 	unsigned int want;
+	bool thp_disabled;
 };
 
 /*
@@ -120,6 +121,26 @@ static const struct exec_folio_case exec_folio_cases[] = {
 	  0x400000UL, 0x2400000UL, 0, false, 5 },
 	{ "64k-auto-1m-text", P(AUTO, 0), P(INHERIT, 0), 5, 16, 13,
 	  0x400000UL, 0x500000UL, 0, false, 4 },
+	/* memory pressure caps every mode at 64K, not only auto */
+	{ "order-2m-low-memory", P(ORDER, 9), P(INHERIT, 0), 0, 12, 9,
+	  TEXT_4M_START, TEXT_4M_END, TEXT_4M_PGOFF, true, 4 },
+	{ "order-16k-low-memory", P(ORDER, 2), P(INHERIT, 0), 0, 12, 9,
+	  TEXT_4M_START, TEXT_4M_END, TEXT_4M_PGOFF, true, 2 },
+	{ "16k-arch-low-memory", P(ARCH, 0), P(INHERIT, 0), 7, 14, 11,
+	  0x400000UL, 0x2400000UL, 0, true, 2 },
+	{ "local-order-low-memory", P(ARCH, 0), P(ORDER, 9), 0, 12, 9,
+	  TEXT_4M_START, TEXT_4M_END, TEXT_4M_PGOFF, true, 4 },
+	/* THP opted out (VMA, process or hardware): no PMD-size folio */
+	{ "auto-pmd-thp-disabled", P(AUTO, 0), P(INHERIT, 0), 0, 12, 9,
+	  TEXT_4M_START, TEXT_4M_END, TEXT_4M_PGOFF, false, 4, true },
+	{ "order-2m-thp-disabled", P(ORDER, 9), P(INHERIT, 0), 0, 12, 9,
+	  TEXT_4M_START, TEXT_4M_END, TEXT_4M_PGOFF, false, 8, true },
+	{ "order-64k-thp-disabled", P(ORDER, 4), P(INHERIT, 0), 0, 12, 9,
+	  TEXT_4M_START, TEXT_4M_END, TEXT_4M_PGOFF, false, 4, true },
+	{ "16k-arch-thp-disabled", P(ARCH, 0), P(INHERIT, 0), 7, 14, 11,
+	  0x400000UL, 0x2400000UL, 0, false, 7, true },
+	{ "64k-arch-thp-disabled", P(ARCH, 0), P(INHERIT, 0), 5, 16, 13,
+	  0x400000UL, 0x2400000UL, 0, false, 5, true },
 };
 
 static void exec_folio_case_desc(const struct exec_folio_case *c, char *desc)
@@ -143,6 +164,7 @@ static void exec_folio_test_decide(struct kunit *test)
 		.vm_end = c->vm_end,
 		.vm_pgoff = c->vm_pgoff,
 		.low_memory = c->low_memory,
+		.thp_disabled = c->thp_disabled,
 	};
 	unsigned int order = exec_folio_decide(&in);
 
@@ -151,6 +173,11 @@ static void exec_folio_test_decide(struct kunit *test)
 	KUNIT_EXPECT_LE(test, order, exec_folio_cap(in.page_shift, in.pmd_order,
 						    in.mapping_max_order));
 	KUNIT_EXPECT_LE(test, 1UL << (order + in.page_shift), (unsigned long)SZ_2M);
+	if (in.thp_disabled)
+		KUNIT_EXPECT_LT(test, order, in.pmd_order);
+	if (in.low_memory)
+		KUNIT_EXPECT_LE(test, 1UL << (order + in.page_shift),
+				(unsigned long)SZ_64K);
 }
 
 static void exec_folio_test_cap(struct kunit *test)

@@ -1,85 +1,121 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Reads of a binary that exec loads, other than the faults on its text.
+ * Reads of a binary other than the faults on its text.
  *
- * The ELF loader read()s a binary's headers, and ordinary readahead
- * pulls the pages after them, often the start of the text, into the
- * page cache in small folios before the text is ever faulted.  The same
- * happens when the binary's read-only data, next to the text in the
- * file, is faulted: read-around reads 64K either side.  When the exec
- * folio policy will read the text into large folios, neither may touch
- * it: the header reads read what they ask for, and read-around of the
- * binary's other mappings stays inside them.
+ * While execve() runs, the ELF loader read()s the binary's headers and
+ * its interpreter's, IMA may hash the whole file, and ordinary readahead
+ * puts what they read, often the start of the text, in the page cache in
+ * small folios before the text is ever faulted.  Once the program runs,
+ * a fault on its read-only data, next to the text in the file, reads
+ * around it 64K either side, into the end of the text.
+ *
+ * When the exec folio policy reads the new program's text into large
+ * folios, both are changed: reads through the file execve() opened are
+ * done, while the exec runs, in naturally aligned folios of the policy's
+ * size (so the first text block, which often shares its pages with the
+ * headers, is one large folio too), and read-around of the binary's
+ * other mappings stays inside them.  Neither changes the file's mode or
+ * its shared readahead state.
  */
 
 #include <linux/exec_folio.h>
 #include <linux/fs.h>
+#include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/pagemap.h>
 #include <linux/sched.h>
-#include <linux/spinlock.h>
+#include <linux/sizes.h>
 
-/* Whether the policy of @mm (may be NULL) reads text into large folios. */
-static bool exec_folio_wants_large(struct mm_struct *mm)
+#include "internal.h"
+
+/*
+ * The folio order that the policy of @mm (NULL for a kernel thread's
+ * exec) reads text in @mapping into, where no VMA is known yet: "auto"
+ * is taken as its size for text that cannot be PMD-mapped.
+ */
+static unsigned int exec_folio_binary_order(struct mm_struct *mm,
+					    struct address_space *mapping)
 {
 	unsigned int local = mm ? READ_ONCE(mm->exec_folio_policy) :
 				  EXEC_FOLIO_INHERIT;
 	unsigned int policy = exec_folio_effective(READ_ONCE(exec_folio_global_policy),
 						   local);
+	unsigned int order_64k = ilog2(SZ_64K) > PAGE_SHIFT ?
+				 ilog2(SZ_64K) - PAGE_SHIFT : 0;
+	unsigned int order;
 
 	switch (EXEC_FOLIO_POLICY_MODE(policy)) {
 	case EXEC_FOLIO_ARCH:
-		return exec_folio_order() > 0;
+		order = exec_folio_order();
+		break;
 	case EXEC_FOLIO_AUTO:
+		order = exec_folio_order() ? exec_folio_order() : order_64k;
+		break;
 	case EXEC_FOLIO_ORDER:
-		return true;
+		order = EXEC_FOLIO_POLICY_ORDER(policy);
+		break;
 	default:
-		return false;
+		return 0;
 	}
+	order = min(order, exec_folio_cap(PAGE_SHIFT, PMD_ORDER,
+					  mapping_max_folio_order(mapping)));
+	return order < EXEC_FOLIO_MIN_ORDER ? 0 : order;
 }
 
 /**
- * exec_folio_open_exec - Prepare a binary opened for execve().
- * @file: The binary or its interpreter, just opened by the exec code.
+ * exec_folio_read_binary - Read what execve() reads of a binary.
+ * @ractl: The read()'s readahead control, on a file execve() opened.
+ * @req_count: The pages the read() asked for.
  *
- * Marks @file for random access (as POSIX_FADV_RANDOM would) when the
- * exec folio policy reads text into large folios, so that the loader's
- * reads of its headers do not read ahead into the text.  The file's
- * mappings are not affected: mmap read-around ignores FMODE_RANDOM.
+ * Called by exec_folio_exec_read() while the calling task is in
+ * execve().  Reads the naturally aligned folios of the policy's order
+ * that cover the request, and nothing else: no readahead window, no
+ * update of the file's readahead state.
+ *
+ * Return: true if the read was done here, false for ordinary readahead.
  */
-void exec_folio_open_exec(struct file *file)
+bool exec_folio_read_binary(struct readahead_control *ractl,
+			    unsigned long req_count)
 {
-	if (!mapping_large_folio_support(file->f_mapping) ||
-	    !exec_folio_wants_large(current->mm))
-		return;
-	spin_lock(&file->f_lock);
-	file->f_mode |= FMODE_RANDOM;
-	spin_unlock(&file->f_lock);
+	unsigned int order = exec_folio_binary_order(current->mm,
+						     ractl->mapping);
+	pgoff_t index = readahead_index(ractl);
+	pgoff_t start, end;
+
+	if (!order)
+		return false;
+	start = round_down(index, 1UL << order);
+	end = round_up(index + req_count, 1UL << order);
+	ractl->_index = start;
+	page_cache_ra_order_exact(ractl, end - start, order);
+	return true;
 }
 
 /**
  * exec_folio_binary_ra - Keep read-around of a binary's data out of its text.
- * @vmf: A fault on a mapping that is not executable; its lock is held.
- * @ra: The read-around that is about to be done for it.
+ * @vmf: A page-cache miss on a mapping of a file execve() opened.
+ * @ra_pages: The file's read-around size.
+ * @start: Where to read from, if true is returned.
+ * @nr: How many pages to read.
  *
- * For a file that exec opened (__FMODE_EXEC), whose text the policy reads
- * into large folios, limit @ra to the part of the file the faulting
- * mapping maps, with no async part to read on past it.
+ * For a binary whose text the policy reads into large folios, the usual
+ * read-around window (@ra_pages centred on the fault) limited to the part
+ * of the file the faulting mapping maps.  The mmap lock is held.
+ *
+ * Return: true to read [@start, @start + @nr) instead of read-around.
  */
-void exec_folio_binary_ra(struct vm_fault *vmf, struct file_ra_state *ra)
+bool exec_folio_binary_ra(struct vm_fault *vmf, unsigned long ra_pages,
+			  pgoff_t *start, unsigned long *nr)
 {
 	struct vm_area_struct *vma = vmf->vma;
 	pgoff_t first = vma->vm_pgoff;
 	pgoff_t end = first + vma_pages(vma);
+	pgoff_t begin;
 
-	if (!(vma->vm_file->f_flags & __FMODE_EXEC) ||
-	    !exec_folio_wants_large(vma->vm_mm))
-		return;
-	if (ra->start < first) {
-		ra->size -= min_t(pgoff_t, ra->size, first - ra->start);
-		ra->start = first;
-	}
-	if (ra->start + ra->size > end)
-		ra->size = end - ra->start;
-	ra->async_size = 0;
+	if (!exec_folio_binary_order(vma->vm_mm, vma->vm_file->f_mapping))
+		return false;
+	begin = vmf->pgoff - min(vmf->pgoff - first, ra_pages / 2);
+	*start = begin;
+	*nr = min(begin + ra_pages, end) - begin;
+	return true;
 }

@@ -1,16 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * PR_SET_EXEC_FOLIO_ORDER and PR_GET_EXEC_FOLIO_ORDER: a process's own
- * exec folio policy.  Like MADV_HUGEPAGE it only changes how the
- * caller's own text faults are served, so it needs no privilege; like
- * PR_SET_THP_DISABLE it is inherited on fork and kept across execve, so
- * a wrapper can set it and exec a service.
+ * exec folio policy.  Like PR_SET_THP_DISABLE it is inherited on fork
+ * and kept across execve, so a wrapper can set it and exec a service.
+ *
+ * It needs no privilege, like MADV_HUGEPAGE, which also lets any process
+ * choose how page-cache folios it faults are sized.  The page cache is
+ * shared, so the folio size a process reads a file in stays for every
+ * process that maps it; but any process that can map a file can already
+ * decide how it is read (MADV_HUGEPAGE reads PMD-size folios, read()s
+ * ramp readahead up to them), folios are reclaimed as usual, and the
+ * global "never" still turns the policy off for everyone.
  */
 
 #include <linux/build_bug.h>
 #include <linux/exec_folio.h>
 #include <linux/mm.h>
-#include <linux/mmap_lock.h>
 #include <linux/prctl.h>
 
 static_assert(PR_EXEC_FOLIO_INHERIT == EXEC_FOLIO_INHERIT);
@@ -29,8 +34,8 @@ static_assert(EXEC_FOLIO_POLICY(0, 1) == 1 << PR_EXEC_FOLIO_ORDER_SHIFT);
  * @arg5: Must be 0.
  *
  * Return: 0; -EINVAL for an unknown mode, an order this kernel cannot
- * use for text, or a non-zero unused argument; -EINTR if killed while
- * waiting for the mmap lock.  Nothing changes on error.
+ * use for text, or a non-zero unused argument.  Nothing changes on
+ * error.
  */
 int exec_folio_prctl_set(struct mm_struct *mm, unsigned long mode,
 			 unsigned long order, unsigned long arg4,
@@ -54,10 +59,13 @@ int exec_folio_prctl_set(struct mm_struct *mm, unsigned long mode,
 		return -EINVAL;
 	}
 
-	if (mmap_write_lock_killable(mm))
-		return -EINTR;
+	/*
+	 * One word, read locklessly by page faults with READ_ONCE(): as for
+	 * the other per-mm state the fault path reads without the mmap lock,
+	 * a fault racing with the change may use the old policy.
+	 */
 	WRITE_ONCE(mm->exec_folio_policy, EXEC_FOLIO_POLICY(mode, order));
-	mmap_write_unlock(mm);
+	exec_folio_process_wants(EXEC_FOLIO_POLICY(mode, order));
 	return 0;
 }
 

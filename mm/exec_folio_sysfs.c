@@ -14,6 +14,7 @@
 #include <linux/exec_folio.h>
 #include <linux/init.h>
 #include <linux/kobject.h>
+#include <linux/percpu.h>
 #include <linux/printk.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
@@ -97,12 +98,66 @@ static ssize_t exec_order_store(struct kobject *kobj,
 	err = exec_folio_parse(buf, PAGE_SHIFT, exec_folio_max_order(), &policy);
 	if (err)
 		return err;
-	WRITE_ONCE(exec_folio_global_policy, policy);
+	exec_folio_set_global(policy);
 	return count;
 }
 
 struct kobj_attribute exec_order_attr =
 	__ATTR(exec_order, 0644, exec_order_show, exec_order_store);
+
+/*
+ * exec_folio_stats/: how often large text folios were allocated, how
+ * often an allocation failed and the read stepped down an order, and how
+ * often memory pressure (the node's watermarks or the memory cgroup's
+ * limit) lowered the order the policy asked for.  Summed over CPUs, in
+ * the style of the mTHP counters in hugepages-<size>/stats/.
+ */
+static unsigned long exec_folio_stat_sum(enum exec_folio_stat item)
+{
+	unsigned long sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += per_cpu(exec_folio_stats[item], cpu);
+	return sum;
+}
+
+#define EXEC_FOLIO_STAT_ATTR(_name, _item)				\
+static ssize_t _name##_show(struct kobject *kobj,			\
+			    struct kobj_attribute *attr, char *buf)	\
+{									\
+	return sysfs_emit(buf, "%lu\n", exec_folio_stat_sum(_item));	\
+}									\
+static struct kobj_attribute _name##_attr = __ATTR_RO(_name)
+
+EXEC_FOLIO_STAT_ATTR(alloc, EXEC_FOLIO_STAT_ALLOC);
+EXEC_FOLIO_STAT_ATTR(fallback, EXEC_FOLIO_STAT_FALLBACK);
+EXEC_FOLIO_STAT_ATTR(stepdown, EXEC_FOLIO_STAT_STEPDOWN);
+
+static struct attribute *exec_folio_stats_attrs[] = {
+	&alloc_attr.attr,
+	&fallback_attr.attr,
+	&stepdown_attr.attr,
+	NULL,
+};
+
+static const struct attribute_group exec_folio_stats_group = {
+	.name = "exec_folio_stats",
+	.attrs = exec_folio_stats_attrs,
+};
+
+/**
+ * exec_folio_sysfs_init - Add exec_folio_stats/ to the THP sysfs directory.
+ * @hugepage_kobj: /sys/kernel/mm/transparent_hugepage.
+ *
+ * The counters are informational: failing to add them is reported and
+ * does not fail THP's sysfs setup.
+ */
+void __init exec_folio_sysfs_init(struct kobject *hugepage_kobj)
+{
+	if (sysfs_create_group(hugepage_kobj, &exec_folio_stats_group))
+		pr_warn("failed to register exec_folio_stats\n");
+}
 
 static int __init setup_exec_order(char *str)
 {
@@ -112,6 +167,7 @@ static int __init setup_exec_order(char *str)
 		pr_warn("ignoring invalid exec_order=%s\n", str);
 		return 1;
 	}
+	/* The static key is set from this by an initcall. */
 	exec_folio_global_policy = policy;
 	return 1;
 }

@@ -9,14 +9,15 @@
 #define _LINUX_EXEC_FOLIO_H
 
 #include <linux/errno.h>
-#include <linux/mm_types.h>
+#include <linux/jump_label.h>
+#include <linux/mm.h>
+#include <linux/pagemap.h>
+#include <linux/percpu.h>
 #include <linux/pgtable.h>
+#include <linux/sched.h>
 
-struct file;
-struct file_ra_state;
-struct folio;
 struct kobj_attribute;
-struct vm_fault;
+struct kobject;
 
 /*
  * The policy modes.  The values are those of the PR_EXEC_FOLIO_* prctl
@@ -55,7 +56,12 @@ enum exec_folio_mode {
  * @vm_start: Start address of the text VMA.
  * @vm_end: End address of the text VMA.
  * @vm_pgoff: File page offset of @vm_start.
- * @low_memory: The local node is below its high watermark.
+ * @low_memory: The node the folio would come from is below its high
+ *	watermark, or the memory cgroup it would be charged to is close to
+ *	its limit.
+ * @thp_disabled: THP is disabled for the VMA or the process
+ *	(MADV_NOHUGEPAGE, PR_SET_THP_DISABLE) or by the hardware: no
+ *	PMD-size folio, since it could not be PMD-mapped.
  *
  * Kept apart from the VMA and the running kernel's constants so that the
  * decision can be tested for every base page size on any machine.
@@ -71,6 +77,15 @@ struct exec_folio_input {
 	unsigned long vm_end;
 	unsigned long vm_pgoff;
 	bool low_memory;
+	bool thp_disabled;
+};
+
+/* Counters in /sys/kernel/mm/transparent_hugepage/exec_folio_stats/ */
+enum exec_folio_stat {
+	EXEC_FOLIO_STAT_ALLOC,		/* large text folios allocated */
+	EXEC_FOLIO_STAT_FALLBACK,	/* allocation failed: one order down */
+	EXEC_FOLIO_STAT_STEPDOWN,	/* memory pressure lowered the order */
+	NR_EXEC_FOLIO_STATS,
 };
 
 #ifdef CONFIG_EXEC_FOLIO_POLICY
@@ -78,14 +93,49 @@ struct exec_folio_input {
 /* mm/exec_folio.c: the policy state and the decision */
 extern unsigned int exec_folio_global_policy;
 
+/*
+ * On while some policy can read text into large folios: the global one,
+ * or (unless the global one is "never") a process's.  Off, a fault runs
+ * none of the policy's code.
+ */
+DECLARE_STATIC_KEY_FALSE(exec_folio_enabled);
+
 unsigned int exec_folio_effective(unsigned int global, unsigned int local);
 unsigned int exec_folio_cap(unsigned int page_shift, unsigned int pmd_order,
 			    unsigned int mapping_max_order);
 unsigned int exec_folio_decide(const struct exec_folio_input *in);
 unsigned int exec_folio_fault_order(struct vm_area_struct *vma);
 unsigned int exec_folio_max_order(void);
+bool exec_folio_policy_is_large(unsigned int policy);
+void exec_folio_set_global(unsigned int policy);
+void exec_folio_process_wants(unsigned int policy);
 int exec_folio_format(unsigned int policy, unsigned int page_shift,
 		      char *buf, size_t len);
+
+/**
+ * exec_folio_vma_order - The folio order to read a page-cache miss into.
+ * @vma: The faulting VMA; its mmap or VMA lock is held.
+ *
+ * Inline, so that a fault on a mapping that is not executable, or any
+ * fault while no policy can ask for large folios, runs no new code out
+ * of line.
+ *
+ * Return: the order, 0 for the ordinary read-around.
+ */
+static inline unsigned int exec_folio_vma_order(struct vm_area_struct *vma)
+{
+	if (!(vma->vm_flags & VM_EXEC) ||
+	    !static_branch_unlikely(&exec_folio_enabled))
+		return 0;
+	return exec_folio_fault_order(vma);
+}
+
+DECLARE_PER_CPU(unsigned long, exec_folio_stats[NR_EXEC_FOLIO_STATS]);
+
+static inline void exec_folio_count(enum exec_folio_stat item)
+{
+	this_cpu_inc(exec_folio_stats[item]);
+}
 
 static inline void exec_folio_mm_init(struct mm_struct *mm,
 				      struct mm_struct *parent)
@@ -95,19 +145,63 @@ static inline void exec_folio_mm_init(struct mm_struct *mm,
 		READ_ONCE(parent->exec_folio_policy) : EXEC_FOLIO_INHERIT;
 }
 
-/* mm/exec_folio_sysfs.c: the exec_order knob */
+/* mm/exec_folio_sysfs.c: the exec_order knob and the counters */
 extern struct kobj_attribute exec_order_attr;
+void exec_folio_sysfs_init(struct kobject *hugepage_kobj);
 int exec_folio_parse(const char *buf, unsigned int page_shift,
 		     unsigned int max_order, unsigned int *policy);
 
 /* mm/exec_folio_loader.c: other reads of a binary than its text faults */
-void exec_folio_open_exec(struct file *file);
-void exec_folio_binary_ra(struct vm_fault *vmf, struct file_ra_state *ra);
+bool exec_folio_read_binary(struct readahead_control *ractl,
+			    unsigned long req_count);
+bool exec_folio_binary_ra(struct vm_fault *vmf, unsigned long ra_pages,
+			  pgoff_t *start, unsigned long *nr);
 
-/* mm/exec_folio_map.c: mapping text folios whole */
-unsigned long exec_folio_fault_around_pages(struct vm_fault *vmf,
-					    unsigned long nr_pages);
-bool exec_folio_map_whole(struct vm_fault *vmf, struct folio *folio);
+/**
+ * exec_folio_exec_read - Read what execve() reads of a binary.
+ * @ractl: The read()'s readahead control.
+ * @req_count: The pages the read() asked for.
+ *
+ * The ELF loader (and IMA's appraisal, and any binfmt handler) read the
+ * binary and its interpreter through the file that execve() opened,
+ * before the text is faulted.  While the exec runs, such reads are done
+ * in the folio size the new program's text will want, so the text's
+ * first blocks (often sharing pages with the headers) are not left in
+ * small folios.  Tested on the file that execve() opened, not by
+ * changing its mode, so reads by anyone else, or after the exec, are
+ * not affected; on overlayfs it is the real file that is read.
+ *
+ * Return: true if the read was done here.
+ */
+static inline bool exec_folio_exec_read(struct readahead_control *ractl,
+					unsigned long req_count)
+{
+	if (!static_branch_unlikely(&exec_folio_enabled) || !ractl->file ||
+	    !(ractl->file->f_flags & __FMODE_EXEC) || !current->in_execve)
+		return false;
+	return exec_folio_read_binary(ractl, req_count);
+}
+
+/**
+ * exec_folio_binary_window - Keep read-around of a binary's data out of its text.
+ * @vmf: A page-cache miss on a mapping that is not executable.
+ * @ra_pages: The file's read-around size.
+ * @start: Where the window to read starts, if true is returned.
+ * @nr: Its length in pages.
+ *
+ * Return: true if @vmf is on a binary that execve() opened whose text the
+ * policy reads into large folios; then read only [@start, @start + @nr),
+ * which stays inside the faulting mapping's part of the file.
+ */
+static inline bool exec_folio_binary_window(struct vm_fault *vmf,
+					    unsigned long ra_pages,
+					    pgoff_t *start, unsigned long *nr)
+{
+	if (!static_branch_unlikely(&exec_folio_enabled) ||
+	    !(vmf->vma->vm_file->f_flags & __FMODE_EXEC))
+		return false;
+	return exec_folio_binary_ra(vmf, ra_pages, start, nr);
+}
 
 /* mm/exec_folio_prctl.c: PR_SET/GET_EXEC_FOLIO_ORDER */
 int exec_folio_prctl_set(struct mm_struct *mm, unsigned long mode,
@@ -119,9 +213,21 @@ int exec_folio_prctl_get(struct mm_struct *mm, unsigned long arg2,
 
 #else /* !CONFIG_EXEC_FOLIO_POLICY */
 
-static inline unsigned int exec_folio_fault_order(struct vm_area_struct *vma)
+static inline void exec_folio_count(enum exec_folio_stat item)
 {
-	return exec_folio_order();
+}
+
+static inline void exec_folio_sysfs_init(struct kobject *hugepage_kobj)
+{
+}
+
+/* Without the policy, the architecture's order where the file allows it. */
+static inline unsigned int exec_folio_vma_order(struct vm_area_struct *vma)
+{
+	if (!(vma->vm_flags & VM_EXEC))
+		return 0;
+	return min(exec_folio_order(),
+		   mapping_max_folio_order(vma->vm_file->f_mapping));
 }
 
 static inline void exec_folio_mm_init(struct mm_struct *mm,
@@ -129,23 +235,15 @@ static inline void exec_folio_mm_init(struct mm_struct *mm,
 {
 }
 
-static inline void exec_folio_open_exec(struct file *file)
+static inline bool exec_folio_exec_read(struct readahead_control *ractl,
+					unsigned long req_count)
 {
+	return false;
 }
 
-static inline void exec_folio_binary_ra(struct vm_fault *vmf,
-					struct file_ra_state *ra)
-{
-}
-
-static inline unsigned long exec_folio_fault_around_pages(struct vm_fault *vmf,
-							  unsigned long nr_pages)
-{
-	return nr_pages;
-}
-
-static inline bool exec_folio_map_whole(struct vm_fault *vmf,
-					struct folio *folio)
+static inline bool exec_folio_binary_window(struct vm_fault *vmf,
+					    unsigned long ra_pages,
+					    pgoff_t *start, unsigned long *nr)
 {
 	return false;
 }

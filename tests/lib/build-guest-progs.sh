@@ -20,18 +20,20 @@ trap 'rm -rf "$tmp"' EXIT
 # The loader reads the headers before any fault, so a text block that
 # holds them can never become one large folio.
 ld_text=-Wl,-z,separate-code
-python3 "$here/progs/gen-text.py" 2560 > "$tmp/text.S"
-$cc -O2 -static $ld_text -o "$out/bigtext" "$here/progs/bigtext.c" "$tmp/text.S"
+# The selftest's helpers, from its sources in the kernel tree (the same
+# rules as in tools/testing/selftests/mm/Makefile).
+st=$tree/tools/testing/selftests/mm
+$cc -O2 -static $ld_text -DTEXT_KIB=2560 -o "$out/bigtext" \
+	"$st/exec_folio_bigtext.c" "$st/exec_folio_text.S"
 # Text 2M aligned in the file and in memory: can be PMD-mapped.
-$cc -O2 -static $ld_text -Wl,-z,max-page-size=0x200000 \
-	-o "$out/bigtext-2m" "$here/progs/bigtext.c" "$tmp/text.S"
+$cc -O2 -static $ld_text -Wl,-z,max-page-size=0x200000 -DTEXT_KIB=2560 \
+	-o "$out/bigtext-2m" "$st/exec_folio_bigtext.c" "$st/exec_folio_text.S"
 # 10M of text: a text VMA of several whole 2M blocks, for the 2M folios
 # (one contpte block) that arm64 prefers with 16K and 64K pages.
-python3 "$here/progs/gen-text.py" 10240 > "$tmp/hugetext.S"
-$cc -O2 -static $ld_text -Wl,-z,max-page-size=0x200000 \
-	-o "$out/hugetext" "$here/progs/bigtext.c" "$tmp/hugetext.S"
+$cc -O2 -static $ld_text -Wl,-z,max-page-size=0x200000 -DTEXT_KIB=10240 \
+	-o "$out/hugetext" "$st/exec_folio_bigtext.c" "$st/exec_folio_text.S"
 $cc -O2 -static -nostdlib -fno-stack-protector -o "$out/tinytext" \
-	"$here/progs/tinytext.c"
+	"$st/exec_folio_tinytext.c"
 $cc -O2 -static -Wall -o "$out/exec_folio_test" \
 	"$tree/tools/testing/selftests/mm/exec_folio_test.c" \
 	"$tree/tools/exec_folio_ctl/folio_walk.c" \
@@ -64,7 +66,8 @@ install -m 0755 "$here/guest/stress.sh" "$here/guest/stress-lib.sh" "$here/guest
 # A dynamically linked bigtext with the loader and libc it needs, so the
 # guest can measure text that the dynamic loader read()s (tests/guest/dynlib.sh).
 if [ -z "${CROSS_COMPILE:-}" ]; then
-	$cc -O2 -o "$out/bigtext-dyn" "$here/progs/bigtext.c" "$tmp/text.S"
+	$cc -O2 -DTEXT_KIB=2560 -o "$out/bigtext-dyn" "$st/exec_folio_bigtext.c" \
+		"$st/exec_folio_text.S"
 	mkdir -p "$out/lib"
 	cp -L /lib64/ld-linux-x86-64.so.2 /lib/x86_64-linux-gnu/libc.so.6 "$out/lib/"
 	install -m 0755 "$here/guest/dynlib.sh" "$out/dynlib.sh"

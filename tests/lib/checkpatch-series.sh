@@ -3,7 +3,10 @@
 #
 # Write the series as "git format-patch" files into OUTDIR and run the
 # tree's scripts/checkpatch.pl --strict on each: a patch passes only with
-# 0 errors, 0 warnings and 0 checks.
+# 0 errors, 0 warnings and 0 checks.  One check is left out: the commit
+# ids of the upstream commits that patches backport are unknown to this
+# tree, which holds Debian's source and not mainline's history
+# (UNKNOWN_COMMIT_ID); their form is still checked.
 set -uo pipefail
 # checkpatch runs scripts/spdxcheck.py with python3 from PATH: Debian's,
 # which has python3-ply.
@@ -15,7 +18,7 @@ out=$(cd "$2" && pwd)
 git -C "$tree" format-patch -q -o "$out" base..HEAD || { echo "0 passed, 1 failed"; exit 1; }
 pass=0 fail=0
 for p in "$out"/*.patch; do
-	full=$(cd "$tree" && perl scripts/checkpatch.pl --strict "$p" 2>&1)
+	full=$(cd "$tree" && perl scripts/checkpatch.pl --strict --ignore UNKNOWN_COMMIT_ID "$p" 2>&1)
 	res=$(echo "$full" | grep -E '^total: ')
 	if echo "$res" | grep -q '^total: 0 errors, 0 warnings, 0 checks'; then
 		echo "ok - checkpatch --strict $(basename "$p")"

@@ -3,8 +3,10 @@
  * Tests of the exec folio policy: text faulted from a filesystem with
  * large folios (XFS) lands in folios of the size the policy picks.
  *
- * The helpers are looked up in $EXEC_FOLIO_DIR, which must be on a
- * filesystem with large folio support:
+ * The helpers are built with this test, in exec_folio/ beside it, and
+ * looked up in $EXEC_FOLIO_DIR (default: that directory), which must be
+ * on a filesystem with large folio support such as XFS; where it is not,
+ * the tests that look at folio sizes are skipped:
  *   bigtext     a static binary with about 3M of text at 0x401000 that
  *               faults all of it in and stops itself with --stop
  *   bigtext-2m  the same linked with 2M segment alignment
@@ -14,6 +16,10 @@
  * Folio sizes are read back through /proc/<pid>/pagemap and
  * /proc/kpageflags by the folio walk of tools/exec_folio_ctl, the same
  * code "exec_folio_ctl report" uses.  Needs root.
+ *
+ * Without the feature every test is skipped; with EXEC_FOLIO_REQUIRE=1
+ * in the environment they fail instead, so that a test run on a kernel
+ * that must have it cannot pass by skipping.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -26,6 +32,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -92,18 +99,75 @@ static const char *text_helper(unsigned int order)
 	return order + page_shift() > 18 ? "hugetext" : "bigtext";
 }
 
+/* Where the helpers are: $EXEC_FOLIO_DIR, else exec_folio/ beside us. */
+static const char *helper_dir(void)
+{
+	static char dir[PATH_MAX];
+	const char *env = getenv("EXEC_FOLIO_DIR");
+	char self[PATH_MAX - 16], *slash;
+	ssize_t n;
+
+	if (env)
+		return env;
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0)
+		return "exec_folio";
+	self[n] = '\0';
+	slash = strrchr(self, '/');
+	if (slash)
+		*slash = '\0';
+	snprintf(dir, sizeof(dir), "%s/exec_folio", self);
+	return dir;
+}
+
 static const char *helper(const char *name)
 {
 	static char path[PATH_MAX];
-	const char *dir = getenv("EXEC_FOLIO_DIR");
 
-	snprintf(path, sizeof(path), "%s/%s", dir ? dir : ".", name);
+	snprintf(path, sizeof(path), "%s/%s", helper_dir(), name);
 	return path;
 }
 
 static bool have_knob(void)
 {
 	return access(EXEC_ORDER_KNOB, F_OK) == 0;
+}
+
+/* The feature must be there: EXEC_FOLIO_REQUIRE=1 turns skips into failures. */
+static bool feature_required(void)
+{
+	const char *req = getenv("EXEC_FOLIO_REQUIRE");
+
+	return req && strcmp(req, "0");
+}
+
+/* 6.12 has large page-cache folios on XFS (and tmpfs with huge=). */
+#define XFS_MAGIC	0x58465342
+
+static bool helpers_on_large_folio_fs(void)
+{
+	struct statfs sfs;
+
+	return statfs(helper_dir(), &sfs) == 0 && sfs.f_type == XFS_MAGIC;
+}
+
+#define STATS_DIR	"/sys/kernel/mm/transparent_hugepage/exec_folio_stats/"
+
+/* One exec_folio_stats counter, -1 if it cannot be read. */
+static long stat_read(const char *name)
+{
+	char path[128];
+	long val = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), STATS_DIR "%s", name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &val) != 1)
+		val = -1;
+	fclose(f);
+	return val;
 }
 
 /*
@@ -306,30 +370,74 @@ static void expect_blocks(struct __test_metadata *_metadata,
 		       pct_order(tw, order), order, pct_possible(tw, order));
 }
 
+/*
+ * Two fixtures: "interface" needs only the feature (the knob, the prctl,
+ * their checks of bad input); "policy" also needs the helpers on a
+ * filesystem with large folios.  Both save the policy and restore it.
+ * Returns false when the test is skipped.
+ */
+static bool exec_folio_setup(struct __test_metadata *_metadata, char *saved,
+			     size_t len, bool need_helpers)
+{
+	struct knob_state st;
+
+	if (getuid() != 0)
+		SKIP(return false, "needs root");
+	if (!have_knob()) {
+		EXPECT_FALSE(feature_required())
+			TH_LOG("no " EXEC_ORDER_KNOB);
+		SKIP(return false, "this kernel has no " EXEC_ORDER_KNOB);
+	}
+	snprintf(saved, len, "%s", knob_active(&st));
+	EXPECT_NE(saved[0], '\0');
+	if (need_helpers && access(helper("bigtext"), X_OK)) {
+		EXPECT_FALSE(feature_required())
+			TH_LOG("no helpers in %s", helper_dir());
+		SKIP(return false, "no helper binaries in %s", helper_dir());
+	}
+	if (need_helpers && !helpers_on_large_folio_fs()) {
+		EXPECT_FALSE(feature_required())
+			TH_LOG("%s is not on XFS", helper_dir());
+		SKIP(return false, "%s is not on XFS: set EXEC_FOLIO_DIR",
+		     helper_dir());
+	}
+	EXPECT_EQ(prctl(PR_SET_EXEC_FOLIO_ORDER, PR_EXEC_FOLIO_INHERIT, 0, 0, 0), 0);
+	return true;
+}
+
+static void exec_folio_teardown(const char *saved)
+{
+	if (saved[0])
+		knob_set(saved);
+	prctl(PR_SET_EXEC_FOLIO_ORDER, PR_EXEC_FOLIO_INHERIT, 0, 0, 0);
+}
+
 FIXTURE(policy) {
 	char saved[32];
 };
 
 FIXTURE_SETUP(policy)
 {
-	struct knob_state st;
-
-	if (getuid() != 0)
-		SKIP(return, "needs root");
-	if (!have_knob())
-		SKIP(return, "this kernel has no " EXEC_ORDER_KNOB);
-	snprintf(self->saved, sizeof(self->saved), "%s", knob_active(&st));
-	ASSERT_NE(self->saved[0], '\0');
-	if (access(helper("bigtext"), X_OK))
-		SKIP(return, "no helper binaries in $EXEC_FOLIO_DIR");
-	ASSERT_EQ(prctl(PR_SET_EXEC_FOLIO_ORDER, PR_EXEC_FOLIO_INHERIT, 0, 0, 0), 0);
+	exec_folio_setup(_metadata, self->saved, sizeof(self->saved), true);
 }
 
 FIXTURE_TEARDOWN(policy)
 {
-	if (self->saved[0])
-		knob_set(self->saved);
-	prctl(PR_SET_EXEC_FOLIO_ORDER, PR_EXEC_FOLIO_INHERIT, 0, 0, 0);
+	exec_folio_teardown(self->saved);
+}
+
+FIXTURE(interface) {
+	char saved[32];
+};
+
+FIXTURE_SETUP(interface)
+{
+	exec_folio_setup(_metadata, self->saved, sizeof(self->saved), false);
+}
+
+FIXTURE_TEARDOWN(interface)
+{
+	exec_folio_teardown(self->saved);
 }
 
 /*
@@ -502,12 +610,15 @@ TEST_F(policy, padding_after_text_not_read)
 	close(fd);
 }
 
-/* MADV_RANDOM does not switch large text folios off. */
-TEST_F(policy, exec_mapping_ignores_madv_random)
+/*
+ * MADV_RANDOM on text is honoured as on any mapping: a miss reads the
+ * faulting page only, not a large folio (nor a read-around window).
+ */
+TEST_F(policy, exec_mapping_honours_madv_random)
 {
 	const char *path = helper("bigtext-2m");
 	unsigned long psize = sysconf(_SC_PAGESIZE);
-	unsigned long len = 1UL << 20, off = 2UL << 20, missing = 0;
+	unsigned long len = 1UL << 20, off = 2UL << 20, cached = 0;
 	unsigned char *vec;
 	int fd, pipefd[2];
 	char *map;
@@ -527,18 +638,177 @@ TEST_F(policy, exec_mapping_ignores_madv_random)
 	vec = calloc(len / psize, 1);
 	ASSERT_NE(vec, NULL);
 	ASSERT_EQ(mincore(map, len, vec), 0);
-	/* One fault read the whole folio (and the window), not one page. */
-	for (unsigned long i = 0; i < 1UL << test_order(); i++)
-		if (!(vec[i] & 1))
-			missing++;
-	EXPECT_EQ(missing, 0);
+	for (unsigned long i = 0; i < len / psize; i++)
+		if (vec[i] & 1)
+			cached++;
+	EXPECT_EQ(cached, 1) TH_LOG("%lu pages read for one random fault", cached);
 	free(vec);
 	munmap(map, len);
 	close(fd);
 }
 
+/*
+ * A process that opted out of THP (PR_SET_THP_DISABLE, kept across
+ * execve) gets no PMD-size text folio under "auto" or "2M", only the
+ * largest size below: do_set_pmd() would refuse to map it by a PMD.
+ * Without the opt-out the same binary is PMD-mapped, so the test can
+ * tell the two apart.
+ */
+TEST_F(policy, thp_disabled_process_gets_no_pmd_folio)
+{
+	int pmd_order = folio_walk_pmd_order(page_shift());
+	static const char * const policies[] = { "auto", "2M" };
+	struct text_walk tw;
+	char label[48];
+
+	if (pmd_order + page_shift() > 21)
+		SKIP(return, "a PMD is larger than the 2M cap with this page size");
+	ASSERT_EQ(knob_set("auto"), 0);
+	ASSERT_EQ(measure("bigtext-2m", "bigtext-2m@auto", &tw), 0);
+	ASSERT_GT(tw.report.file.pmd_mapped, 0);
+	for (size_t i = 0; i < ARRAY_SIZE(policies); i++) {
+		ASSERT_EQ(knob_set(policies[i]), 0);
+		ASSERT_EQ(prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0), 0);
+		snprintf(label, sizeof(label), "bigtext-2m@%s+thp-disable",
+			 policies[i]);
+		ASSERT_EQ(measure("bigtext-2m", label, &tw), 0);
+		ASSERT_EQ(prctl(PR_SET_THP_DISABLE, 0, 0, 0, 0), 0);
+		EXPECT_EQ(pages_from_order(&tw, pmd_order), 0);
+		EXPECT_EQ(tw.report.file.pmd_mapped, 0);
+		/* Still large folios, just below the PMD size. */
+		EXPECT_GE(pct_from_order(&tw, 4), 50.0);
+	}
+}
+
+/* Map bigtext-2m's second 2M of file at a 2M-aligned address. */
+static char *map_aligned_2m(int fd)
+{
+	size_t len = 2UL << 20;
+	char *area, *map;
+
+	area = mmap(NULL, 2 * len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (area == MAP_FAILED)
+		return MAP_FAILED;
+	map = (char *)(((unsigned long)area + len - 1) & ~(len - 1));
+	return mmap(map, len, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_FIXED,
+		    fd, len);
+}
+
+/* A text mapping with MADV_NOHUGEPAGE gets no PMD-size folio under "2M". */
+TEST_F(policy, nohugepage_text_gets_no_pmd_folio)
+{
+	int pmd_order = folio_walk_pmd_order(page_shift());
+	const char *path = helper("bigtext-2m");
+	int advice[] = { MADV_NORMAL, MADV_NOHUGEPAGE };
+	size_t len = 2UL << 20;
+
+	if (pmd_order + page_shift() != 21)
+		SKIP(return, "needs a 2M PMD");
+	ASSERT_EQ(knob_set("2M"), 0);
+	for (size_t i = 0; i < ARRAY_SIZE(advice); i++) {
+		struct text_walk tw;
+		char real[PATH_MAX];
+		uint64_t want;
+		char *map;
+		int fd;
+
+		cold_cache();
+		ASSERT_NE(realpath(path, real), NULL);
+		fd = open(real, O_RDONLY);
+		ASSERT_GE(fd, 0);
+		map = map_aligned_2m(fd);
+		ASSERT_NE(map, MAP_FAILED);
+		ASSERT_EQ(madvise(map, len, advice[i]), 0);
+		/* Read faults on every page, as execution would make. */
+		ASSERT_EQ(madvise(map, len, MADV_POPULATE_READ), 0);
+		ASSERT_EQ(text_report(getpid(), real, &tw), 0);
+		print_dist(advice[i] == MADV_NORMAL ? "map-2m" : "map-2m+nohugepage",
+			   &tw);
+		want = advice[i] == MADV_NORMAL ? len >> page_shift() : 0;
+		EXPECT_EQ(pages_from_order(&tw, pmd_order), want);
+		munmap(map, len);
+		close(fd);
+	}
+}
+
+#define MIN_FREE_KBYTES	"/proc/sys/vm/min_free_kbytes"
+
+/* Write @val to the sysctl at @path from offset 0; 0 or -1. */
+static int write_long(const char *path, long val)
+{
+	char buf[32];
+	int fd, len, ret;
+
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -1;
+	len = snprintf(buf, sizeof(buf), "%ld", val);
+	ret = write(fd, buf, len) == len ? 0 : -1;
+	close(fd);
+	return ret;
+}
+
+/*
+ * While the node is below its high watermark (min_free_kbytes raised
+ * until it is), "auto" gives 2M-aligned text no PMD-size folio and the
+ * stepdown counter counts it; with the watermark back, PMD again.
+ */
+TEST_F(policy, pressure_steps_auto_down)
+{
+	int pmd_order = folio_walk_pmd_order(page_shift());
+	long before, free_kb = 0, old_min = 0;
+	struct text_walk tw;
+	char line[128];
+	FILE *f;
+	int ret;
+
+	if (pmd_order + page_shift() > 21)
+		SKIP(return, "a PMD is larger than the 2M cap with this page size");
+	before = stat_read("stepdown");
+	ASSERT_GE(before, 0);
+	ASSERT_EQ(knob_set("auto"), 0);
+	cold_cache();
+	f = fopen("/proc/meminfo", "r");
+	ASSERT_NE(f, NULL);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemFree: %ld kB", &free_kb) == 1)
+			break;
+	fclose(f);
+	f = fopen(MIN_FREE_KBYTES, "r");
+	ASSERT_NE(f, NULL);
+	ASSERT_EQ(fscanf(f, "%ld", &old_min), 1);
+	fclose(f);
+	ASSERT_GT(free_kb, 0);
+
+	/* high = min + min / 4 or more: 0.85 of free puts high above it. */
+	ASSERT_EQ(write_long(MIN_FREE_KBYTES, free_kb * 85 / 100), 0);
+	ret = measure("bigtext-2m", "bigtext-2m@auto+pressure", &tw);
+	ASSERT_EQ(write_long(MIN_FREE_KBYTES, old_min), 0);
+	ASSERT_EQ(ret, 0);
+	EXPECT_EQ(tw.report.file.pmd_mapped, 0);
+	EXPECT_EQ(pages_from_order(&tw, pmd_order), 0);
+	EXPECT_GT(stat_read("stepdown"), before);
+
+	ASSERT_EQ(measure("bigtext-2m", "bigtext-2m@auto+no-pressure", &tw), 0);
+	EXPECT_GT(tw.report.file.pmd_mapped, 0);
+}
+
+/* The counters are there, and large text folios are counted. */
+TEST_F(policy, stats_count_large_folios)
+{
+	struct text_walk tw;
+	long before = stat_read("alloc");
+
+	ASSERT_GE(before, 0);
+	ASSERT_GE(stat_read("fallback"), 0);
+	ASSERT_GE(stat_read("stepdown"), 0);
+	ASSERT_EQ(knob_set(test_word()), 0);
+	ASSERT_EQ(measure("bigtext", "bigtext@stats", &tw), 0);
+	EXPECT_GT(stat_read("alloc"), before);
+}
+
 /* Every word the knob lists can be written and reads back as active. */
-TEST_F(policy, knob_roundtrip)
+TEST_F(interface, knob_roundtrip)
 {
 	struct knob_state st, now;
 
@@ -556,7 +826,7 @@ TEST_F(policy, knob_roundtrip)
  * The sizes offered follow the page size: every power of two from four
  * pages up to 2M (the cap; a PMD if that is smaller), nothing else.
  */
-TEST_F(policy, knob_sizes_follow_page_size)
+TEST_F(interface, knob_sizes_follow_page_size)
 {
 	int pmd_order = folio_walk_pmd_order(page_shift());
 	unsigned long long want = 4ULL << page_shift(), bytes, top;
@@ -577,7 +847,7 @@ TEST_F(policy, knob_sizes_follow_page_size)
 }
 
 /* Bad words fail with EINVAL and leave the policy as it was. */
-TEST_F(policy, knob_rejects_invalid)
+TEST_F(interface, knob_rejects_invalid)
 {
 	static const char * const bad[] = {
 		"", "\n", "inherit", "Never", "never\n\n", " arch", "arch ",
@@ -598,7 +868,7 @@ TEST_F(policy, knob_rejects_invalid)
 }
 
 /* Only root may change the global policy. */
-TEST_F(policy, knob_needs_root)
+TEST_F(interface, knob_needs_root)
 {
 	struct knob_state st;
 	char before[KNOB_WORD_LEN];
@@ -624,7 +894,7 @@ static long get_policy(void)
 }
 
 /* Bad prctl arguments fail with EINVAL and change nothing. */
-TEST_F(policy, prctl_rejects_invalid)
+TEST_F(interface, prctl_rejects_invalid)
 {
 	static const unsigned long bad[][4] = {
 		{ 5, 0, 0, 0 },				/* unknown mode */
@@ -733,7 +1003,7 @@ TEST(boot_policy_distribution)
 	if (getuid() != 0)
 		SKIP(return, "needs root");
 	if (access(helper("bigtext"), X_OK))
-		SKIP(return, "no helper binaries in $EXEC_FOLIO_DIR");
+		SKIP(return, "no helper binaries in %s", helper_dir());
 	ASSERT_EQ(measure("bigtext", "bigtext@boot", &tw), 0);
 }
 
