@@ -109,6 +109,15 @@ if ! check "x86_64 kernel builds" "$repo/tests/lib/build-kernel.sh" \
 fi
 grep 'built in' "$logs/checks.log" | tail -1 | sed 's/^/# /'
 
+# Every prefix of the series compiles what its last patch touches, and
+# the series compiles with CONFIG_EXEC_FOLIO_POLICY=n and with
+# CONFIG_TRANSPARENT_HUGEPAGE=n (compile only: x86_64, small config).
+phase "each patch builds on its own; the series builds with the feature off"
+bash "$repo/tests/lib/series-build-check.sh" "$build/src" "$build/series-check" \
+	> "$logs/series-check.log" 2>&1
+grep -E '^(not )?ok |^#   ' "$logs/series-check.log"
+tally "$logs/series-check.log" "series build check"
+
 if [ -n "$arm64_check" ]; then
 	phase "arm64: the series' objects compile with${arm64_check} pages"
 	bash "$repo/tests/lib/arm64-compile-check.sh" "$build/src" "$build/obj-arm64-check" \
@@ -153,11 +162,12 @@ for t in "$repo"/tests/host/*.sh; do
 done
 
 bz=$build/obj-x86_64/arch/x86/boot/bzImage
-selftest="EXEC_FOLIO_DIR=/mnt/exec-folio /tests/bin/exec_folio_test"
+# EXEC_FOLIO_REQUIRE=1: on these kernels a missing feature fails, not skips.
+selftest="EXEC_FOLIO_DIR=/mnt/exec-folio EXEC_FOLIO_REQUIRE=1 /tests/bin/exec_folio_test"
 phase "booting the patched kernel: KUnit and guest tests"
 KUNIT_EXPECT="--expect-kunit exec_folio --expect-kunit exec_folio_sysfs"
 boot x86_64 "$bz" "" "selftest $selftest" "utility sh /tests/bin/utility.sh" \
-	"dynlib sh /tests/bin/dynlib.sh"
+	"dynlib sh /tests/bin/dynlib.sh" "overlay sh /tests/bin/overlay.sh"
 
 phase "booting with exec_order= on the command line"
 KUNIT_EXPECT=""
