@@ -1,0 +1,52 @@
+#!/bin/bash
+# The selftest where kselftests run: tools/testing/selftests/mm/Makefile
+# builds exec_folio_test and its helpers (exec_folio/ beside it) from the
+# kernel tree, run_vmtests.sh knows the exec_folio category, and on this
+# machine's kernel (which has no exec folio policy) the test skips, or
+# fails with EXEC_FOLIO_REQUIRE=1.  Usage: kselftest.sh [KERNEL_TREE]
+set -uo pipefail
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+tree=${1:-$repo/build/src}
+pass=0 fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+ok() { echo "ok - $1"; pass=$((pass + 1)); }
+nok() { echo "not ok - $1"; fail=$((fail + 1)); }
+if [ ! -f "$tree/tools/testing/selftests/mm/exec_folio_test.c" ]; then
+	nok "kernel tree with the series at $tree"
+	echo "$pass passed, $fail failed"
+	exit 1
+fi
+out=$tmp/out
+mkdir -p "$out"
+helpers="bigtext bigtext-2m hugetext tinytext bigtext-nosep"
+if make -s -C "$tree" O="$tmp/obj" headers > "$tmp/build.log" 2>&1 &&
+   make -s -C "$tree/tools/testing/selftests/mm" OUTPUT="$out" \
+	KHDR_INCLUDES="-isystem $tmp/obj/usr/include" "$out/exec_folio_test" \
+	$(for h in $helpers; do echo "$out/exec_folio/$h"; done) >> "$tmp/build.log" 2>&1; then
+	ok "kselftest's mm Makefile builds exec_folio_test and its helpers"
+else
+	nok "kselftest's mm Makefile builds exec_folio_test and its helpers"
+	tail -20 "$tmp/build.log" | sed 's/^/#   /'
+fi
+missing=
+for h in $helpers; do [ -x "$out/exec_folio/$h" ] || missing="$missing $h"; done
+[ -z "$missing" ] && ok "helpers in exec_folio/ beside the test" ||
+	nok "helpers in exec_folio/ beside the test (missing:$missing)"
+grep -q 'CATEGORY="exec_folio" run_test' "$tree/tools/testing/selftests/mm/run_vmtests.sh" &&
+	ok "run_vmtests.sh runs the exec_folio category" ||
+	nok "run_vmtests.sh runs the exec_folio category"
+if [ -x "$out/exec_folio_test" ]; then
+	"$out/exec_folio_test" > "$tmp/skip.log" 2>&1
+	rc=$?
+	grep -q 'fail:0 .*skip:[1-9]' "$tmp/skip.log" && [ $rc -eq 0 ] &&
+		ok "without the feature the tests skip (exit $rc)" ||
+		nok "without the feature the tests skip (exit $rc)"
+	EXEC_FOLIO_REQUIRE=1 "$out/exec_folio_test" > "$tmp/req.log" 2>&1
+	rc=$?
+	[ $rc -ne 0 ] && grep -q 'fail:[1-9]' "$tmp/req.log" &&
+		ok "with EXEC_FOLIO_REQUIRE=1 a missing feature fails (exit $rc)" ||
+		nok "with EXEC_FOLIO_REQUIRE=1 a missing feature fails (exit $rc)"
+fi
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
