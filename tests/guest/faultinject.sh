@@ -10,13 +10,14 @@
 # /proc/kallsyms).  fail_page_alloc has min-order 1: only large folios
 # fail, and the kernel must fall back to small ones.  Phases:
 #
-#  1. every large allocation under filemap_fault() fails (probability
-#     100), exec_order 2M: bigtext-2m must get no large folio at all,
-#     and exec_stress (checktext, which checks its text) must be right;
-#  2. a third of the large allocations of the exec readahead
-#     (ra_order_folios(), else page_cache_ra_order_exact()) fail, 64K;
-#  3. failslab: a tenth of the slab allocations of the exec readahead
-#     (page cache xarray nodes) fail, auto.
+#  1. every large allocation of the exec readahead (ra_order_folios(),
+#     page_cache_ra_order_exact() if it was inlined; not below
+#     read_pages()) fails (probability 100), exec_order 2M: bigtext-2m
+#     must get no large folio at all, and exec_stress (checktext, which
+#     checks its text) must be right;
+#  2. a third of them fail, exec_order 64K;
+#  3. failslab: a tenth of its slab allocations (page cache xarray
+#     nodes) fail, auto.
 #
 # Each phase must inject failures (the "times" budget goes down) and
 # every exec must give the right result: no SIGBUS, no kill, no wrong
@@ -39,19 +40,21 @@ if [ ! -r /proc/kallsyms ] || ! grep -q ' filemap_fault$' /proc/kallsyms; then
 fi
 sort /proc/kallsyms > /tmp/kallsyms.sorted
 
-# range SYMBOL...: "START END" of the first text symbol that exists (END:
-# the next higher address in kallsyms), or nothing.
-range() {
-	for sym in "$@"; do
-		awk -v sym="$sym" '
-			found && $1 != start { print "0x" start, "0x" $1, sym; exit }
-			!found && ($2 == "t" || $2 == "T") && $3 == sym { found = 1; start = $1 }
-		' /tmp/kallsyms.sorted | grep . && return 0
-	done
-	return 1
+# addr SYMBOL: the addresses (hex, no 0x) of the text symbols of that name.
+addr() {
+	awk -v sym="$1" '($2 == "t" || $2 == "T") && $3 == sym { print $1 }' /tmp/kallsyms.sorted
 }
 
-# setup ATTR-DIR PROBABILITY START END: task-filtered, range-filtered,
+# range ADDR: "0xSTART 0xEND" of the symbol at ADDR (END: the next
+# higher address in kallsyms).
+range() {
+	awk -v a="$1" 'found && $1 != a { print "0x" a, "0x" $1; exit } $1 == a { found = 1 }' \
+		/tmp/kallsyms.sorted
+}
+
+# setup ATTR-DIR PROBABILITY START END REJECT-START REJECT-END:
+# task-filtered, stack-filtered (a caller in [START, END), none in the
+# rejected range),
 # quiet, a large "times" budget (the failures injected are counted by
 # how much it went down).
 setup() {
@@ -68,6 +71,8 @@ setup() {
 	echo 32 > $d/stacktrace-depth
 	echo $3 > $d/require-start
 	echo $4 > $d/require-end
+	echo $5 > $d/reject-start
+	echo $6 > $d/reject-end
 	echo $2 > $d/probability
 }
 
@@ -79,6 +84,8 @@ off() {
 	echo N > $d/task-filter
 	echo 0 > $d/require-start
 	echo 18446744073709551615 > $d/require-end
+	echo 0 > $d/reject-start
+	echo 0 > $d/reject-end
 }
 
 # stress NAME: exec_stress with make-it-fail; the TAP line for it.
@@ -98,17 +105,24 @@ injected() {
 	tap $? "$1-failures-injected"
 }
 
-fault=$(range filemap_fault)
-ra=$(range ra_order_folios page_cache_ra_order_exact)
-echo "# faultinject: filemap_fault at ${fault% *}; exec readahead: $ra"
-[ -n "$fault" ] && [ -n "$ra" ]
+# The exec readahead: ra_order_folios() (page_cache_ra_order_exact() if
+# it was inlined) allocates the large folios; read_pages(), which it
+# calls to submit the reads, is rejected: the block layer's allocations
+# below it are not the target.
+ra=$(addr ra_order_folios | head -1)
+[ -n "$ra" ] || ra=$(addr page_cache_ra_order_exact | head -1)
+rp=$(addr read_pages | head -1)
+ra_range=$(range "$ra")
+rp_range=$(range "$rp")
+echo "# faultinject: exec readahead at ${ra_range:-?}, read_pages (rejected) at ${rp_range:-?}"
+[ -n "$ra_range" ] && [ -n "$rp_range" ]
 tap $? faultinject-ranges-from-kallsyms
 
 # 1. Every large folio in a fault fails: the text must end up all small.
 vm_snap /tmp/vm0
 echo 2M > $knob
-set -- $fault
-setup fail_page_alloc 100 $1 $2
+set -- $ra_range $rp_range
+setup fail_page_alloc 100 $1 $2 $3 $4
 p=$(cold_spawn sh -c "echo 1 > /proc/self/make-it-fail && exec $bin/bigtext-2m --stop")
 dist=$($ctl report --pid "$p" | report_dist bigtext-2m)
 kill -9 "$p"
@@ -128,8 +142,8 @@ vm_diff /tmp/vm0 /tmp/vm1 "faultinject page-alloc-all"
 # 2. A third of the exec readahead's large folios fail.
 vm_snap /tmp/vm0
 echo 64K > $knob
-set -- $ra
-setup fail_page_alloc 33 $1 $2
+set -- $ra_range $rp_range
+setup fail_page_alloc 33 $1 $2 $3 $4
 stress page-alloc-ra
 injected page-alloc-ra "$(off fail_page_alloc)"
 vm_snap /tmp/vm1
@@ -138,8 +152,8 @@ vm_diff /tmp/vm0 /tmp/vm1 "faultinject page-alloc-ra"
 # 3. A tenth of the exec readahead's slab allocations fail.
 vm_snap /tmp/vm0
 echo auto > $knob
-set -- $ra
-setup failslab 10 $1 $2
+set -- $ra_range $rp_range
+setup failslab 10 $1 $2 $3 $4
 stress slab-ra
 injected slab-ra "$(off failslab)"
 vm_snap /tmp/vm1

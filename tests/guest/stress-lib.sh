@@ -1,8 +1,8 @@
 #!/bin/sh
 # Shared by the stress, memcg and fault injection guest scripts (busybox
 # sh); source it.  TAP lines "ok N name" / "not ok N name", which the
-# console parser reports under the plan step, and the /proc/vmstat
-# counters of the exec folio series (printed when the kernel has them).
+# console parser reports under the plan step, and the counters of the
+# exec folio series (printed when the kernel has them).
 knob=/sys/kernel/mm/transparent_hugepage/exec_order
 bin=/mnt/exec-folio
 tap_n=0
@@ -22,10 +22,16 @@ tap() {
 # The active word of the exec_order knob.
 knob_active() { sed 's/.*\[\(.*\)\].*/\1/' $knob; }
 
-# vm_snap FILE: the counters worth reporting, "name value" a line.
+# vm_snap FILE: the counters worth reporting, "name value" a line: the
+# exec folio counters (exec_folio_stats/ in the THP sysfs directory, or
+# exec_folio_* in /proc/vmstat) and some of /proc/vmstat.
 vm_snap() {
-	grep -E '^(exec_folio_[a-z_]+|thp_file_alloc|thp_file_fallback|thp_file_mapped|oom_kill|pgmajfault|allocstall_[a-z]+|pgscan_direct|workingset_refault_file) ' \
-		/proc/vmstat > "$1"
+	{
+		grep -E '^(exec_folio_[a-z_]+|thp_file_alloc|thp_file_fallback|thp_file_mapped|oom_kill|pgmajfault|allocstall_[a-z]+|pgscan_direct|workingset_refault_file) ' /proc/vmstat
+		for f in /sys/kernel/mm/transparent_hugepage/exec_folio_stats/*; do
+			[ -r "$f" ] && echo "exec_folio_stats/${f##*/} $(cat "$f")"
+		done
+	} > "$1"
 }
 
 # vm_diff BEFORE AFTER WHAT: "# WHAT: name +delta ..." on one line; the
@@ -35,8 +41,8 @@ vm_diff() {
 		NR == FNR { before[$1] = $2; next }
 		{ d = $2 - before[$1]
 		  if ($1 ~ /^exec_folio_/ || d != 0) line = line " " $1 " +" d }
-		END { if (line == "") line = " (no exec_folio_* counters in /proc/vmstat)"
-		      else if (line !~ /exec_folio_/) line = line " (no exec_folio_* counters in /proc/vmstat)"
+		END { if (line == "") line = " (no exec folio counters in this kernel)"
+		      else if (line !~ /exec_folio_/) line = line " (no exec folio counters in this kernel)"
 		      print "# " what ":" line }' "$1" "$2"
 }
 

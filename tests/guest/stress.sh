@@ -6,24 +6,26 @@
 #   exec  exec_stress: 3 processes exec'ing checktext (text that checks
 #         itself) from XFS in a loop, 2 that flip their prctl and
 #         fork/exec children, one writing every accepted value to
-#         exec_order, caches dropped every 0.5 s: 10000 execs and 1000
-#         policy changes within 150 s.  First, a copy of checktext with a
+#         exec_order, caches dropped every second: 10000 execs and 1000
+#         policy changes within 180 s.  First, a copy of checktext with a
 #         flipped bit in its text must be caught.
 #   file  file_stress on XFS under exec_order 2M, 64K, auto and never:
 #         PROT_EXEC mappings read and checked while the files are written,
-#         truncated, re-extended, hole-punched and dropped from the cache.
-#         First, a run whose model lies about punches and truncations
-#         must fail.
+#         truncated, re-extended, hole-punched and dropped from the cache;
+#         then the same focused on end of file (file_stress -E), where
+#         faults race with truncation.  First, a run whose model lies
+#         about punches and truncations must fail.
 #   ovl   both on overlayfs (lower and upper directories on XFS): binaries
-#         in the lower layer, copied up and created in the upper layer.
+#         in the lower layer, copied up and created in the upper layer;
+#         file stress under 2M and auto.
 #
-# "quick" (the slow TCG arm64 guests) runs fewer: 1500 execs, 150 policy
-# changes, file stress under 2M and never only.
+# "quick" (for the slow TCG arm64 guests) runs fewer: 1500 execs, 150
+# policy changes, file stress under 2M and never only.
 . /tests/bin/stress-lib.sh
 mode=${1:-}
 quick=${2:-}
 orig=$(knob_active)
-execs=10000 writes=1000 ecap=150
+execs=10000 writes=1000 ecap=180
 fops=300 fchecks=20000 fcap=45 fpols="2M 64K auto never"
 if [ "$quick" = quick ]; then
 	execs=1500 writes=150 ecap=240
@@ -36,7 +38,7 @@ exec_run() {
 	shift
 	t0=$(date +%s)
 	vm_snap /tmp/vm0
-	$bin/exec_stress -n $execs -p $writes -t $ecap -w 3 -f 2 -d 500 "$@"
+	$bin/exec_stress -n $execs -p $writes -t $ecap -w 3 -f 2 -d 1000 "$@"
 	rc=$?
 	vm_snap /tmp/vm1
 	vm_diff /tmp/vm0 /tmp/vm1 "$name"
@@ -56,6 +58,12 @@ file_run() {
 		vm_diff /tmp/vm0 /tmp/vm1 "$1 $pol"
 		echo "# $1 $pol: $(elapsed $t0) s"
 		tap $rc "$1-$pol"
+		# Around end of file: faults racing with truncation.
+		t0=$(date +%s)
+		$bin/file_stress -E -T "[$1 $pol eof]" -n $((fops * 2)) -c $fchecks -t $fcap "$2"
+		rc=$?
+		echo "# $1 $pol eof: $(elapsed $t0) s"
+		tap $rc "$1-$pol-eof"
 	done
 	echo "$orig" > $knob
 }
@@ -80,6 +88,7 @@ selfcheck_file() {
 	tap $? file-stress-catches-stale-data
 }
 
+echo "# kernel: $(cat /proc/version)"
 case "$mode" in
 exec)
 	selfcheck_exec

@@ -32,6 +32,10 @@ $cc -O2 -static $ld_text -Wl,-z,max-page-size=0x200000 -DTEXT_KIB=2560 \
 # (one contpte block) that arm64 prefers with 16K and 64K pages.
 $cc -O2 -static $ld_text -Wl,-z,max-page-size=0x200000 -DTEXT_KIB=10240 \
 	-o "$out/hugetext" "$st/exec_folio_bigtext.c" "$st/exec_folio_text.S"
+# The ELF headers in the first text block (-z noseparate-code, the
+# aarch64 default): execve()'s reads must not leave it in small folios.
+$cc -O2 -static -Wl,-z,noseparate-code -DTEXT_KIB=2560 -o "$out/bigtext-nosep" \
+	"$st/exec_folio_bigtext.c" "$st/exec_folio_text.S"
 $cc -O2 -static -nostdlib -fno-stack-protector -o "$out/tinytext" \
 	"$st/exec_folio_tinytext.c"
 $cc -O2 -static -Wall -o "$out/exec_folio_test" \
@@ -44,9 +48,10 @@ $cc -O2 -static -Wall -o "$out/exec_folio_test" \
 # for PMD mappings), checktext-bad has one flipped bit in every page of
 # its pattern (the exec stress must catch it), and the drivers.
 python3 "$here/progs/gen-checktext.py" 2560 "$tmp/ct.S" "$tmp/ct.bin"
-$cc -O2 -static -Wall $ld_text -o "$out/checktext" "$here/progs/checktext.c" "$tmp/ct.S"
+ct_cflags="-O2 -static -nostdlib -fno-stack-protector -fno-builtin -Wall $ld_text"
+$cc $ct_cflags -o "$out/checktext" "$here/progs/checktext.c" "$tmp/ct.S"
 python3 "$here/progs/gen-checktext.py" 4096 "$tmp/ct2m.S" "$tmp/ct2m.bin"
-$cc -O2 -static -Wall $ld_text -Wl,-z,max-page-size=0x200000 \
+$cc $ct_cflags -Wl,-z,max-page-size=0x200000 \
 	-o "$out/checktext-2m" "$here/progs/checktext.c" "$tmp/ct2m.S"
 python3 - "$out/checktext" "$tmp/ct.bin" "$out/checktext-bad" <<'PY'
 import sys

@@ -297,11 +297,15 @@ static void knob_writer(long target)
 				error("wrote %s to exec_order, it shows %s", words[k], got);
 				ADD(knob_fail, 1);
 			}
-			/* Pace the writes over the run once enough are done. */
+			/*
+			 * Paced: a write can flip the static key, which
+			 * patches kernel text and stops every CPU; slower
+			 * still once enough were done.
+			 */
 			if (ADD(knob_writes, 1) > target)
-				usleep(20000);
+				usleep(200000);
 			else
-				usleep(2000);
+				usleep(50000);
 		}
 		if (round++ % 4 == 0) {
 			char before[32];
