@@ -3,8 +3,11 @@
 
 Check that "exec_folio_ctl report" gives the same numbers as the kernel's
 tools/mm/thpmaps (run with --inc-empty) for every executable mapping
-both show: every file-* counter thpmaps prints must have the same kB
-value in ours (a counter we leave out because it is 0 counts as 0).
+both show, in both directions: every file-* counter thpmaps prints must
+have the same kB value in ours (a counter we leave out because it is 0
+counts as 0), and every counter of ours must be in thpmaps with the same
+value, except those thpmaps cannot show: file-resident, file-base-page and folios of two
+pages (8kB with 4K pages; thpmaps starts at four pages).
 Prints "N mappings, M counters compared" first; exits 1 on a mismatch.
 """
 import re
@@ -18,6 +21,9 @@ def parse(path):
     vmas, cur = {}, None
     with open(path) as f:
         for line in f:
+            if ': rollup' in line:
+                cur = None      # our rollups are no mapping
+                continue
             m = HEAD.match(line)
             if m:
                 cur = {}
@@ -29,8 +35,17 @@ def parse(path):
     return vmas
 
 
+def thpmaps_cannot_show(name, page_kb):
+    """Counters of ours that thpmaps has no line for."""
+    if name in ('file-base-page', 'file-resident'):
+        return True
+    m = re.search(r'-(\d+)kB$', name)
+    return bool(m) and 'thp-pte' in name and int(m.group(1)) == 2 * page_kb
+
+
 def main():
     thp, ours = parse(sys.argv[1]), parse(sys.argv[2])
+    page_kb = int(sys.argv[3]) if len(sys.argv) > 3 else 4
     compared = counters = 0
     bad = []
     for key, (perms, ostats) in ours.items():
@@ -43,6 +58,11 @@ def main():
             if ostats.get(name, 0) != kb:
                 bad.append(f'{key[0]:x}-{key[1]:x} {name}: thpmaps {kb} kB, '
                            f'ours {ostats.get(name, 0)} kB')
+        for name, kb in ostats.items():
+            if name in thp[key][1] or thpmaps_cannot_show(name, page_kb):
+                continue
+            counters += 1
+            bad.append(f'{key[0]:x}-{key[1]:x} {name}: ours {kb} kB, not in thpmaps')
     print(f'{compared} mappings, {counters} counters compared')
     for b in bad:
         print(b)

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "folio_walk.h"
@@ -27,8 +28,95 @@
 #define KPF_COMPOUND_TAIL	BIT_ULL(16)
 #define KPF_THP			BIT_ULL(22)
 
+/* PAGEMAP_SCAN of <linux/fs.h> (6.7), which older headers lack. */
+#define FW_PAGEMAP_SCAN		_IOWR('f', 16, struct fw_pm_scan_arg)
+#define FW_PAGE_IS_PRESENT	BIT_ULL(3)
+#define FW_PAGE_IS_HUGE		BIT_ULL(6)
+
+struct fw_page_region {
+	uint64_t start;
+	uint64_t end;
+	uint64_t categories;
+};
+
+struct fw_pm_scan_arg {
+	uint64_t size;
+	uint64_t flags;
+	uint64_t start;
+	uint64_t end;
+	uint64_t walk_end;
+	uint64_t vec;
+	uint64_t vec_len;
+	uint64_t max_pages;
+	uint64_t category_inverted;
+	uint64_t category_mask;
+	uint64_t category_anyof_mask;
+	uint64_t return_mask;
+};
+
 /* Entries read per pread(): one page's worth of pagemap or kpageflags. */
 #define FW_BATCH		512
+
+/* The flags cache: open addressing, emptied when it is 3/4 full. */
+#define FW_CACHE_BITS		18
+#define FW_CACHE_SIZE		BIT(FW_CACHE_BITS)
+
+struct fw_flags_cache {
+	size_t used;
+	struct {
+		uint64_t pfn_plus_one;	/* 0: empty slot */
+		uint64_t flags;
+	} slot[FW_CACHE_SIZE];
+};
+
+struct fw_flags_cache *folio_walk_cache_new(void)
+{
+	return calloc(1, sizeof(struct fw_flags_cache));
+}
+
+void folio_walk_cache_free(struct fw_flags_cache *cache)
+{
+	free(cache);
+}
+
+static size_t cache_slot(const struct fw_flags_cache *cache, uint64_t pfn)
+{
+	size_t i = (size_t)((pfn * 0x9e3779b97f4a7c15ULL) >> (64 - FW_CACHE_BITS));
+
+	while (cache->slot[i].pfn_plus_one && cache->slot[i].pfn_plus_one != pfn + 1)
+		i = (i + 1) & (FW_CACHE_SIZE - 1);
+	return i;
+}
+
+static bool cache_get(const struct fw_flags_cache *cache, uint64_t pfn, uint64_t *flags)
+{
+	size_t i;
+
+	if (!cache)
+		return false;
+	i = cache_slot(cache, pfn);
+	if (!cache->slot[i].pfn_plus_one)
+		return false;
+	*flags = cache->slot[i].flags;
+	return true;
+}
+
+static void cache_put(struct fw_flags_cache *cache, uint64_t pfn, uint64_t flags)
+{
+	size_t i;
+
+	if (!cache)
+		return;
+	if (cache->used >= FW_CACHE_SIZE / 4 * 3) {
+		memset(cache->slot, 0, sizeof(cache->slot));
+		cache->used = 0;
+	}
+	i = cache_slot(cache, pfn);
+	if (!cache->slot[i].pfn_plus_one)
+		cache->used++;
+	cache->slot[i].pfn_plus_one = pfn + 1;
+	cache->slot[i].flags = flags;
+}
 
 struct fw_page {
 	uint64_t vfn;
@@ -98,6 +186,60 @@ int folio_walk_pfns_visible(unsigned int page_shift)
 	return !(entry & PM_PRESENT) || (entry & PM_PFN_MASK) ? 1 : 0;
 }
 
+/*
+ * The PMD-mapped ranges of [start, end): call @fn for each.  Returns 0,
+ * or -1 with errno set.
+ */
+static int scan_pmd_mapped(int fd, unsigned long start, unsigned long end,
+			   void (*fn)(uint64_t start, uint64_t end, void *arg), void *arg)
+{
+	struct fw_page_region vec[64];
+	struct fw_pm_scan_arg a;
+	long n, i;
+
+	while (start < end) {
+		memset(&a, 0, sizeof(a));
+		a.size = sizeof(a);
+		a.start = start;
+		a.end = end;
+		a.vec = (uintptr_t)vec;
+		a.vec_len = 64;
+		a.category_mask = FW_PAGE_IS_PRESENT | FW_PAGE_IS_HUGE;
+		a.return_mask = FW_PAGE_IS_HUGE;
+		n = ioctl(fd, FW_PAGEMAP_SCAN, &a);
+		if (n < 0)
+			return -1;
+		for (i = 0; i < n; i++)
+			fn(vec[i].start, vec[i].end, arg);
+		if (a.walk_end <= start)
+			break;
+		start = a.walk_end;
+	}
+	return 0;
+}
+
+static void no_region(uint64_t start, uint64_t end, void *arg)
+{
+	(void)start;
+	(void)end;
+	(void)arg;
+}
+
+bool folio_walk_can_scan(void)
+{
+	uint64_t probe = 1;	/* a present page to scan */
+	unsigned long page = sysconf(_SC_PAGESIZE);
+	unsigned long start = (uintptr_t)&probe & ~(page - 1);
+	int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	int ret;
+
+	if (fd < 0)
+		return false;
+	ret = scan_pmd_mapped(fd, start, start + page, no_region, NULL);
+	close(fd);
+	return ret == 0;
+}
+
 int folio_walk_open(struct folio_walk *fw, pid_t pid)
 {
 	char path[64];
@@ -165,15 +307,22 @@ static struct fw_page *read_pages(struct folio_walk *fw, unsigned long start,
 			np++;
 		}
 	}
-	/* Flags in runs of consecutive PFNs, one read per run. */
+	/* Flags not in the cache in runs of consecutive PFNs, one read per run. */
 	for (i = 0; i < np; i = j) {
+		if (cache_get(fw->cache, pages[i].pfn, &pages[i].flags)) {
+			j = i + 1;
+			continue;
+		}
 		for (j = i + 1; j < np && j - i < FW_BATCH &&
-		     pages[j].pfn == pages[j - 1].pfn + 1; j++)
+		     pages[j].pfn == pages[j - 1].pfn + 1 &&
+		     !cache_get(fw->cache, pages[j].pfn, &pages[j].flags); j++)
 			;
 		if (read_entries(fw->kpageflags_fd, pages[i].pfn, buf, j - i))
 			goto err;
-		for (size_t k = i; k < j; k++)
+		for (size_t k = i; k < j; k++) {
 			pages[k].flags = buf[k - i];
+			cache_put(fw->cache, pages[k].pfn, buf[k - i]);
+		}
 	}
 	*nr_pages = np;
 	return pages;
@@ -206,8 +355,12 @@ static int walk_run(struct folio_walk *fw, const struct fw_page *run,
 	counts_of(out, &run[0])->partial += head;
 	if (head < n) {
 		/* Does the last folio go on past the run? */
-		if (read_entries(fw->kpageflags_fd, run[n - 1].pfn + 1, &after, 1))
-			after = 0;
+		if (!cache_get(fw->cache, run[n - 1].pfn + 1, &after)) {
+			if (read_entries(fw->kpageflags_fd, run[n - 1].pfn + 1, &after, 1))
+				after = 0;
+			else
+				cache_put(fw->cache, run[n - 1].pfn + 1, after);
+		}
 		for (last = n - 1; !(run[last].flags & KPF_COMPOUND_HEAD); last--)
 			;
 		if (after & KPF_COMPOUND_TAIL) {
@@ -280,21 +433,65 @@ static void account_pmd(struct folio_walk *fw, struct folio_counts *before,
 	cnt->pmd_mapped += pmd_pages;
 }
 
+struct pmd_count {
+	struct folio_walk *fw;
+	const struct fw_page *pages;
+	size_t np;
+	size_t next;
+	uint64_t file;
+	uint64_t anon;
+};
+
+/* The present pages of one PMD-mapped range, file or anonymous. */
+static void count_pmd_region(uint64_t start, uint64_t end, void *arg)
+{
+	struct pmd_count *pc = arg;
+	uint64_t first = start >> pc->fw->page_shift, last = end >> pc->fw->page_shift;
+
+	while (pc->next < pc->np && pc->pages[pc->next].vfn < first)
+		pc->next++;
+	for (; pc->next < pc->np && pc->pages[pc->next].vfn < last; pc->next++) {
+		if (pc->pages[pc->next].flags & KPF_ANON)
+			pc->anon++;
+		else
+			pc->file++;
+	}
+}
+
 int folio_walk_vma(struct folio_walk *fw, const struct vma_info *vma,
 		   struct folio_report *out)
 {
 	uint64_t kb_pages = fw->page_shift - 10;
 	struct folio_report before = *out;
+	struct pmd_count pc = { .fw = fw };
+	uint64_t file_pmd, anon_pmd;
 	struct fw_page *pages;
 	size_t np = 0, i, j;
 
-	out->anon.resident += vma->anon_kb >> kb_pages;
-	out->file.resident += (vma->rss_kb - vma->anon_kb) >> kb_pages;
-	if (!vma->rss_kb)
-		return 0;
+	if (!vma->maps_only) {
+		out->anon.resident += vma->anon_kb >> kb_pages;
+		out->file.resident += (vma->rss_kb - vma->anon_kb) >> kb_pages;
+		if (!vma->rss_kb)
+			return 0;
+	}
 	pages = read_pages(fw, vma->start, vma->end, &np);
 	if (!pages)
 		return -1;
+	file_pmd = vma->file_pmd_kb >> kb_pages;
+	anon_pmd = vma->anon_pmd_kb >> kb_pages;
+	if (vma->maps_only) {
+		pc.pages = pages;
+		pc.np = np;
+		if (scan_pmd_mapped(fw->pagemap_fd, vma->start, vma->end, count_pmd_region,
+				    &pc)) {
+			free(pages);
+			return -1;
+		}
+		file_pmd = pc.file;
+		anon_pmd = pc.anon;
+		for (i = 0; i < np; i++)
+			counts_of(out, &pages[i])->resident++;
+	}
 	for (i = 0; i < np; i++)
 		if (!(pages[i].flags & KPF_THP))
 			counts_of(out, &pages[i])->small++;
@@ -310,8 +507,8 @@ int folio_walk_vma(struct folio_walk *fw, const struct vma_info *vma,
 		walk_run(fw, pages + i, j - i, out);
 	}
 	free(pages);
-	account_pmd(fw, &before.file, &out->file, vma->file_pmd_kb >> kb_pages);
-	account_pmd(fw, &before.anon, &out->anon, vma->anon_pmd_kb >> kb_pages);
+	account_pmd(fw, &before.file, &out->file, file_pmd);
+	account_pmd(fw, &before.anon, &out->anon, anon_pmd);
 	return 0;
 }
 

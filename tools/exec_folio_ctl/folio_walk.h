@@ -46,6 +46,8 @@ struct folio_report {
 	struct folio_counts anon;
 };
 
+struct fw_flags_cache;
+
 struct folio_walk {
 	int pagemap_fd;
 	int kpageflags_fd;
@@ -53,7 +55,16 @@ struct folio_walk {
 	unsigned int pmd_order;
 	unsigned int nr_cont;
 	unsigned int cont_orders[FW_MAX_CONT];
+	/*
+	 * Optional (NULL: none): the kpageflags of PFNs already read, kept
+	 * across processes, whose shared text (libc, ...) is then read once.
+	 */
+	struct fw_flags_cache *cache;
 };
+
+/* A cache for folio_walk.cache; NULL if out of memory. */
+struct fw_flags_cache *folio_walk_cache_new(void);
+void folio_walk_cache_free(struct fw_flags_cache *cache);
 
 /* The order of a PMD mapping, from the THP sysfs; -1 with errno set. */
 int folio_walk_pmd_order(unsigned int page_shift);
@@ -80,6 +91,12 @@ bool folio_walk_arch_contpte(void);
 int folio_walk_pfns_visible(unsigned int page_shift);
 
 /*
+ * Whether this kernel has the PAGEMAP_SCAN ioctl (6.7 and later), which
+ * the walk of a maps_only mapping needs to find PMD mappings.
+ */
+bool folio_walk_can_scan(void);
+
+/*
  * Open the pagemap of @pid and /proc/kpageflags (both need root to show
  * PFNs).  Returns 0, or -1 with errno set.
  */
@@ -88,8 +105,11 @@ void folio_walk_close(struct folio_walk *fw);
 
 /*
  * Add up how @vma's resident pages are backed into @out (which the
- * caller zeroes, so that mappings can be rolled up).  Returns 0, or -1
- * with errno set: EPERM if pagemap hides page frame numbers.
+ * caller zeroes, so that mappings can be rolled up).  A mapping from
+ * smaps comes with its resident and PMD-mapped counts; for one from maps
+ * (maps_only) the walk takes them from pagemap and PAGEMAP_SCAN.
+ * Returns 0, or -1 with errno set: EPERM if pagemap hides page frame
+ * numbers.
  */
 int folio_walk_vma(struct folio_walk *fw, const struct vma_info *vma,
 		   struct folio_report *out);

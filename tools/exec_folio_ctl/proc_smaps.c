@@ -73,6 +73,8 @@ int smaps_foreach(pid_t pid, int (*fn)(const struct vma_info *vma, void *arg),
 	f = fopen(file, "re");
 	if (!f)
 		return -1;
+	/* Fewer, larger reads: smaps of a big process is long. */
+	setvbuf(f, NULL, _IOFBF, 1 << 16);
 	while (getline(&line, &cap, f) > 0) {
 		struct vma_info next;
 
@@ -97,6 +99,38 @@ int smaps_foreach(pid_t pid, int (*fn)(const struct vma_info *vma, void *arg),
 	if (have)
 		ret = fn(&vma, arg);
 out:
+	free(line);
+	fclose(f);
+	return ret;
+}
+
+int maps_foreach(pid_t pid, int (*fn)(const struct vma_info *vma, void *arg),
+		 void *arg)
+{
+	char file[64], *line = NULL;
+	struct vma_info vma;
+	size_t cap = 0;
+	int ret = 0;
+	FILE *f;
+
+	snprintf(file, sizeof(file), "/proc/%d/maps", (int)pid);
+	f = fopen(file, "re");
+	if (!f)
+		return -1;
+	setvbuf(f, NULL, _IOFBF, 1 << 16);
+	while (getline(&line, &cap, f) > 0) {
+		if (smaps_parse_header(line, &vma)) {
+			errno = EINVAL;
+			ret = -1;
+			break;
+		}
+		vma.maps_only = true;
+		ret = fn(&vma, arg);
+		if (ret)
+			break;
+	}
+	if (!ret && ferror(f))
+		ret = -1;
 	free(line);
 	fclose(f);
 	return ret;

@@ -4,6 +4,7 @@
 #define EXEC_FOLIO_PROC_SMAPS_H
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -19,6 +20,8 @@ struct vma_info {
 	uint64_t anon_kb;		/* Anonymous */
 	uint64_t anon_pmd_kb;		/* AnonHugePages */
 	uint64_t file_pmd_kb;		/* ShmemPmdMapped + FilePmdMapped */
+	/* From /proc/<pid>/maps: no counters, the walk finds them itself. */
+	bool maps_only;
 };
 
 /*
@@ -40,5 +43,13 @@ int smaps_parse_counter(const char *line, struct vma_info *vma);
  */
 int smaps_foreach(pid_t pid, int (*fn)(const struct vma_info *vma, void *arg),
 		  void *arg);
+
+/*
+ * The same from /proc/@pid/maps, which is much cheaper to read than smaps
+ * (no page table walk of every mapping): each mapping has maps_only set
+ * and no counters.
+ */
+int maps_foreach(pid_t pid, int (*fn)(const struct vma_info *vma, void *arg),
+		 void *arg);
 
 #endif

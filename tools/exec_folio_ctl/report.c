@@ -243,7 +243,7 @@ static bool vanished(pid_t pid)
  * errno set.
  */
 static int report_pid(const struct report_opts *o, pid_t pid, FILE *out,
-		      struct folio_report *total, int *nr_json)
+		      struct folio_report *total, int *nr_json, struct fw_flags_cache *cache)
 {
 	struct proc_walk pw = { .o = o, .pid = pid };
 	char *buf = NULL, name[64];
@@ -254,6 +254,7 @@ static int report_pid(const struct report_opts *o, pid_t pid, FILE *out,
 	pw.fw.pmd_order = o->pmd_order;
 	pw.fw.nr_cont = 1;
 	pw.fw.cont_orders[0] = o->cont_order;
+	pw.fw.cache = cache;
 	if (folio_walk_open(&pw.fw, pid)) {
 		err = errno;
 		if (err == ESRCH && kernel_thread(pid))
@@ -274,7 +275,7 @@ static int report_pid(const struct report_opts *o, pid_t pid, FILE *out,
 		json_string(pw.out, name);
 		fputs(", \"mappings\": [", pw.out);
 	}
-	ret = smaps_foreach(pid, walk_text, &pw);
+	ret = o->maps ? maps_foreach(pid, walk_text, &pw) : smaps_foreach(pid, walk_text, &pw);
 	err = errno;
 	folio_walk_close(&pw.fw);
 	if (o->rollup_only) {
@@ -352,6 +353,8 @@ int report_run(const struct report_opts *o, const pid_t *pids, int nr, FILE *out
 	struct folio_report total = { 0 };
 	struct skips skips = { 0 };
 	int ret = 0, nr_json = 0, nr_procs = 0;
+	/* Without memory for it, only slower. */
+	struct fw_flags_cache *cache = folio_walk_cache_new();
 
 	if (o->json)
 		fprintf(out,
@@ -361,7 +364,7 @@ int report_run(const struct report_opts *o, const pid_t *pids, int nr, FILE *out
 			1ULL << (o->page_shift + o->cont_order));
 	if (pids) {
 		for (int i = 0; i < nr; i++) {
-			int r = report_pid(o, pids[i], out, &total, &nr_json);
+			int r = report_pid(o, pids[i], out, &total, &nr_json, cache);
 
 			if (r > 0)
 				continue;
@@ -380,6 +383,7 @@ int report_run(const struct report_opts *o, const pid_t *pids, int nr, FILE *out
 		if (!d) {
 			fprintf(stderr, "exec_folio_ctl: cannot read /proc: %s\n",
 				strerror(errno));
+			folio_walk_cache_free(cache);
 			return 1;
 		}
 		while ((de = readdir(d))) {
@@ -389,7 +393,7 @@ int report_run(const struct report_opts *o, const pid_t *pids, int nr, FILE *out
 
 			if (!isdigit((unsigned char)de->d_name[0]) || *end || pid <= 0)
 				continue;
-			r = report_pid(o, (pid_t)pid, out, &total, &nr_json);
+			r = report_pid(o, (pid_t)pid, out, &total, &nr_json, cache);
 
 			if (r == 0)
 				nr_procs++;
@@ -414,5 +418,6 @@ int report_run(const struct report_opts *o, const pid_t *pids, int nr, FILE *out
 			print_counts(o, out, &total.file);
 		}
 	}
+	folio_walk_cache_free(cache);
 	return ret;
 }

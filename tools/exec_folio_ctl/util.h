@@ -4,6 +4,7 @@
 #define EXEC_FOLIO_UTIL_H
 
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
+#define BIT(nr)			(1UL << (nr))
 #define BIT_ULL(nr)		(1ULL << (nr))
 
 #endif
