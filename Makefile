@@ -2,7 +2,7 @@
 #   tests/run.sh (all tests) and demo/run.sh (build, boot, show).
 BUILD := $(CURDIR)/build
 
-.PHONY: all tree kernel stock-kernel series checkpatch utility test test-full demo export clean
+.PHONY: all tree kernel stock-kernel series checkpatch utility deb test test-full demo export clean
 
 all: kernel utility
 
@@ -25,6 +25,11 @@ checkpatch: series
 
 utility:
 	$(MAKE) -C tools/exec_folio_ctl
+
+# The utility's Debian source and binary packages in build/deb
+# (dpkg-buildpackage -us -uc, then lintian); see packaging/build-deb.sh.
+deb:
+	packaging/build-deb.sh $(BUILD)/deb
 
 test:
 	tests/run.sh
