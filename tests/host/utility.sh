@@ -220,6 +220,48 @@ make -s -C "$dir" uninstall DESTDIR="$tmp/def" > /dev/null 2>&1
 	nok "make uninstall removes every installed file"
 kill $sl 2> /dev/null
 
+# enable-unit / disable-unit: the drop-in that wraps a service's commands,
+# from the unit text "systemctl cat" prints (given with --from here).
+printf '%s\n' '# /usr/lib/systemd/system/demo.service' '[Unit]' 'Description=demo' '[Service]' \
+	'ExecStart=/usr/bin/old' 'ExecStart=' 'ExecStart=-/usr/bin/true --flag "a b"' '' \
+	'# /etc/systemd/system/demo.service.d/exec-folio.conf' '[Service]' 'ExecStart=' \
+	'ExecStart=/usr/sbin/exec_folio_ctl exec --size 64K -- /usr/bin/true' > "$tmp/demo.cat"
+ur=$tmp/unitroot
+di=$ur/etc/systemd/system/demo.service.d/exec-folio.conf
+expect 0 "^wrote $di" "enable-unit writes the drop-in" -- \
+	"$ctl" enable-unit demo --size 2MiB --from "$tmp/demo.cat" --root "$ur"
+grep -qxF "ExecStart=-$ctl exec --size 2M -- /usr/bin/true --flag \"a b\"" "$di" &&
+	[ "$(grep -c '^ExecStart=' "$di")" = 2 ] && grep -qx 'ExecStart=' "$di" &&
+	ok "the drop-in wraps the unit's last command, prefix kept, our old drop-in ignored" ||
+	{ nok "the drop-in wraps the unit's command"; sed 's/^/#   /' "$di"; }
+if command -v systemd-analyze > /dev/null; then
+	mkdir -p "$ur/usr/lib/systemd/system" "$ur/usr/bin" "$ur$(dirname "$ctl")"
+	cp /usr/bin/true "$ur/usr/bin/"
+	cp "$ctl" "$ur$ctl"
+	printf '[Unit]\nDefaultDependencies=no\n[Service]\nExecStart=-/usr/bin/true --flag "a b"\n' \
+		> "$ur/usr/lib/systemd/system/demo.service"
+	t "systemd-analyze verify accepts the written drop-in" systemd-analyze verify --man=no \
+		--root="$ur" "$ur/usr/lib/systemd/system/demo.service"
+fi
+expect 0 "^ExecStart=.* exec --mode auto -- " "enable-unit --print writes to stdout" -- \
+	"$ctl" enable-unit demo.service --mode auto --from "$tmp/demo.cat" --print
+printf '[Service]\nExecStart=@/bin/sh mysh -c x\n' > "$tmp/at.cat"
+expect 1 "sets argv\[0\] apart" "enable-unit refuses an @ command" -- \
+	"$ctl" enable-unit demo --size 2M --from "$tmp/at.cat" --root "$ur"
+printf '[Unit]\nDescription=x\n' > "$tmp/none.cat"
+expect 1 "no ExecStart=" "enable-unit refuses a unit without ExecStart" -- \
+	"$ctl" enable-unit demo --size 2M --from "$tmp/none.cat" --root "$ur"
+expect 1 "invalid service name '../x'" "enable-unit refuses a path as name" -- \
+	"$ctl" enable-unit ../x --size 2M --from "$tmp/demo.cat" --root "$ur"
+expect 1 "invalid size '48K'" "enable-unit refuses a bad size" -- \
+	"$ctl" enable-unit demo --size 48K --from "$tmp/demo.cat" --root "$ur"
+grep -q -- '--size 2M' "$di" && ok "refused enable-unit calls left the drop-in alone" ||
+	nok "refused enable-unit calls left the drop-in alone"
+expect 0 "^removed $di" "disable-unit removes the drop-in" -- "$ctl" disable-unit demo --root "$ur"
+[ ! -e "$di" ] && [ ! -d "$(dirname "$di")" ] && ok "disable-unit leaves no file or empty directory" ||
+	nok "disable-unit leaves no file or empty directory"
+expect 1 "cannot remove" "disable-unit of a unit without the drop-in" -- "$ctl" disable-unit demo --root "$ur"
+
 # report == thpmaps on the same process.  Text on a tmpfs with huge=always
 # has PMD-mapped, partially mapped and contpte-able parts; a sleeping
 # sleep(1) has ordinary text.

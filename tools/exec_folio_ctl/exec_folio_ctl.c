@@ -15,6 +15,8 @@
 #include <stdnoreturn.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "conf.h"
@@ -23,6 +25,7 @@
 #include "policy.h"
 #include "procs.h"
 #include "report.h"
+#include "unit.h"
 #include "util.h"
 
 #define PROG		"exec_folio_ctl"
@@ -82,6 +85,9 @@ static noreturn void usage(void)
 		"                [--cont SIZE]",
 		" " PROG " report --all [--rollup] [--json] [--cont SIZE]",
 		" " PROG " apply [FILE]",
+		" " PROG " enable-unit NAME (--mode MODE | --size SIZE | --order N) [--from FILE]",
+		"                [--root DIR] [--print]",
+		" " PROG " disable-unit NAME [--root DIR]",
 		"",
 		"Show and set the page-cache folio size that program text is read into,",
 		"run a command with its own setting, and report how text is backed.",
@@ -94,6 +100,8 @@ static noreturn void usage(void)
 		" report        how the executable mappings of processes are backed by",
 		"               folios (CAP_SYS_ADMIN)",
 		" apply         apply a configuration file (default " CONF_DEFAULT_PATH ")",
+		" enable-unit   write the systemd drop-in that runs service NAME under exec",
+		" disable-unit  remove that drop-in",
 		"",
 		"Options:",
 		" -p, --pid PID       a process (status, report; may be repeated)",
@@ -109,6 +117,10 @@ static noreturn void usage(void)
 		" -o, --order N       an explicit folio order (exec)",
 		"     --strict        fail if the kernel cannot apply the policy, instead",
 		"                     of running COMMAND anyway with a warning (exec)",
+		"     --from FILE     the unit as \"systemctl cat NAME\" prints it (enable-unit;",
+		"                     default: run systemctl cat)",
+		"     --root DIR      write under DIR/etc/systemd/system (enable-unit, disable-unit)",
+		"     --print         print the drop-in instead of writing it (enable-unit)",
 		" -h, --help          display this help",
 		" -V, --version       display version",
 		"",
@@ -564,6 +576,232 @@ static int cmd_apply(int argc, char **argv)
 	return EXIT_SUCCESS;
 }
 
+/* Read at most @max bytes of @fd into a NUL-terminated buffer; NULL on error. */
+static char *read_all(int fd, size_t max)
+{
+	size_t len = 0;
+	char *buf = malloc(max + 1);
+	ssize_t n;
+
+	if (!buf)
+		return NULL;
+	while (len < max) {
+		n = read(fd, buf + len, max - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			free(buf);
+			return NULL;
+		}
+		if (!n)
+			break;
+		len += n;
+	}
+	buf[len] = '\0';
+	return buf;
+}
+
+/* What "systemctl cat UNIT" prints; NULL with a message on failure. */
+static char *systemctl_cat(const char *unit)
+{
+	int fds[2], status;
+	char *text;
+	pid_t pid;
+
+	if (pipe2(fds, O_CLOEXEC))
+		return NULL;
+	pid = fork();
+	if (pid < 0)
+		return NULL;
+	if (!pid) {
+		dup2(fds[1], STDOUT_FILENO);
+		execlp("systemctl", "systemctl", "cat", "--", unit, (char *)NULL);
+		_exit(127);
+	}
+	close(fds[1]);
+	text = read_all(fds[0], UNIT_MAX_TEXT);
+	close(fds[0]);
+	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status)) {
+		free(text);
+		errno = ENOENT;
+		return NULL;
+	}
+	return text;
+}
+
+static void mkdir_p(char *path)
+{
+	for (char *p = path + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		mkdir(path, 0755);
+		*p = '/';
+	}
+	mkdir(path, 0755);
+}
+
+static void drop_in_path(const char *root, const char *unit, char *dir, size_t dlen,
+			 char *file, size_t flen)
+{
+	if (snprintf(dir, dlen, "%s/etc/systemd/system/%s.d", root, unit) >= (int)dlen ||
+	    snprintf(file, flen, "%s/%s", dir, UNIT_DROP_IN_NAME) >= (int)flen)
+		die(EXIT_FAILURE, "--root path too long");
+}
+
+static int cmd_enable_unit(int argc, char **argv)
+{
+	enum { OPT_FROM = 256, OPT_ROOT, OPT_PRINT };
+	static const struct option opts[] = {
+		{ "mode", required_argument, NULL, 'm' },
+		{ "size", required_argument, NULL, 's' },
+		{ "order", required_argument, NULL, 'o' },
+		{ "from", required_argument, NULL, OPT_FROM },
+		{ "root", required_argument, NULL, OPT_ROOT },
+		{ "print", no_argument, NULL, OPT_PRINT },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char policy[64] = "", unit[256], dir[PATH_MAX], file[PATH_MAX], tmp[PATH_MAX + 8];
+	char self[PATH_MAX], err[PATH_MAX + 128], size[32], *cmds[UNIT_MAX_EXEC], *text;
+	const char *from = NULL, *root = "";
+	unsigned long long bytes;
+	int c, nr, print = 0, fd;
+	char *end, *buf = NULL;
+	ssize_t n;
+	size_t len = 0;
+	FILE *out;
+
+	while ((c = getopt_long(argc, argv, "m:s:o:h", opts, NULL)) != -1) {
+		if ((c == 'm' || c == 's' || c == 'o') && policy[0])
+			die(EXIT_FAILURE, "enable-unit: give only one of --mode, --size, --order");
+		switch (c) {
+		case 'm':
+			if (mode_from_word(optarg) < 0)
+				die(EXIT_FAILURE,
+				    "enable-unit: invalid mode '%s' (inherit, never, arch, auto)",
+				    optarg);
+			normalize_word(optarg, size, sizeof(size));
+			snprintf(policy, sizeof(policy), "--mode %s", size);
+			break;
+		case 's':
+			if (parse_size(optarg, &bytes) || size_order(bytes) < 0)
+				die(EXIT_FAILURE,
+				    "enable-unit: invalid size '%s' (a power-of-two number of pages)",
+				    optarg);
+			format_size(bytes, size, sizeof(size));
+			snprintf(policy, sizeof(policy), "--size %s", size);
+			break;
+		case 'o':
+			errno = 0;
+			bytes = strtoul(optarg, &end, 10);
+			if (errno || end == optarg || *end || optarg[0] == '-' || bytes > 63)
+				die(EXIT_FAILURE, "enable-unit: invalid order '%s'", optarg);
+			snprintf(policy, sizeof(policy), "--order %llu", bytes);
+			break;
+		case OPT_FROM:
+			from = optarg;
+			break;
+		case OPT_ROOT:
+			root = optarg;
+			break;
+		case OPT_PRINT:
+			print = 1;
+			break;
+		case 'h':
+			usage();
+		default:
+			try_help();
+		}
+	}
+	if (argc - optind != 1)
+		die(EXIT_FAILURE, "enable-unit: expected one service NAME");
+	if (unit_service_name(argv[optind], unit, sizeof(unit)))
+		die(EXIT_FAILURE, "enable-unit: invalid service name '%s'", argv[optind]);
+	if (!policy[0])
+		die(EXIT_FAILURE, "enable-unit: give --mode, --size or --order");
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0)
+		die(EXIT_FAILURE, "cannot find my own path: %s", strerror(errno));
+	self[n] = '\0';
+
+	if (from) {
+		fd = open(from, O_RDONLY | O_CLOEXEC);
+		text = fd < 0 ? NULL : read_all(fd, UNIT_MAX_TEXT);
+		if (fd >= 0)
+			close(fd);
+		if (!text)
+			die(EXIT_FAILURE, "cannot read %s: %s", from, strerror(errno));
+	} else {
+		text = systemctl_cat(unit);
+		if (!text)
+			die(EXIT_FAILURE, "enable-unit: \"systemctl cat %s\" failed: no such unit?",
+			    unit);
+	}
+	nr = unit_exec_starts(text, cmds, err, sizeof(err));
+	free(text);
+	if (nr < 0)
+		die(EXIT_FAILURE, "enable-unit: %s: %s", unit, err);
+	out = open_memstream(&buf, &len);
+	if (!out)
+		die(EXIT_FAILURE, "out of memory");
+	c = unit_write_drop_in(out, self, policy, cmds, nr, err, sizeof(err));
+	fclose(out);
+	while (nr > 0)
+		free(cmds[--nr]);
+	if (c)
+		die(EXIT_FAILURE, "enable-unit: %s: %s", unit, err);
+	if (print) {
+		fputs(buf, stdout);
+		free(buf);
+		return EXIT_SUCCESS;
+	}
+	drop_in_path(root, unit, dir, sizeof(dir), file, sizeof(file));
+	mkdir_p(dir);
+	snprintf(tmp, sizeof(tmp), "%s.new", file);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 || write(fd, buf, len) != (ssize_t)len || fsync(fd) || close(fd) ||
+	    rename(tmp, file))
+		die(EXIT_FAILURE, "cannot write %s: %s", file, strerror(errno));
+	free(buf);
+	fprintf(stderr, "wrote %s\nnow run: systemctl daemon-reload && systemctl restart %s\n",
+		file, unit);
+	return EXIT_SUCCESS;
+}
+
+static int cmd_disable_unit(int argc, char **argv)
+{
+	enum { OPT_ROOT = 256 };
+	static const struct option opts[] = {
+		{ "root", required_argument, NULL, OPT_ROOT },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char unit[256], dir[PATH_MAX], file[PATH_MAX];
+	const char *root = "";
+	int c;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (c == OPT_ROOT)
+			root = optarg;
+		else if (c == 'h')
+			usage();
+		else
+			try_help();
+	}
+	if (argc - optind != 1)
+		die(EXIT_FAILURE, "disable-unit: expected one service NAME");
+	if (unit_service_name(argv[optind], unit, sizeof(unit)))
+		die(EXIT_FAILURE, "disable-unit: invalid service name '%s'", argv[optind]);
+	drop_in_path(root, unit, dir, sizeof(dir), file, sizeof(file));
+	if (unlink(file))
+		die(EXIT_FAILURE, "cannot remove %s: %s", file, strerror(errno));
+	rmdir(dir);	/* if nothing else is in it */
+	fprintf(stderr, "removed %s\nnow run: systemctl daemon-reload && systemctl restart %s\n",
+		file, unit);
+	return EXIT_SUCCESS;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -575,6 +813,8 @@ int main(int argc, char **argv)
 		{ "exec", cmd_exec },
 		{ "report", cmd_report },
 		{ "apply", cmd_apply },
+		{ "enable-unit", cmd_enable_unit },
+		{ "disable-unit", cmd_disable_unit },
 	};
 
 	if (argc < 2)
