@@ -12,8 +12,10 @@
 #include <unistd.h>
 
 #include "conf.h"
+#include "json.h"
 #include "policy.h"
 #include "proc_smaps.h"
+#include "unit.h"
 #include "util.h"
 
 static int passed, failed;
@@ -237,6 +239,74 @@ static void test_smaps(void)
 	      "garbage counter rejected", "garbage");
 }
 
+static void test_json(void)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "/usr/bin/sl\xc3\xa9", "\"/usr/bin/sl\xc3\xa9\"" },
+		{ "a\"b\\c", "\"a\\\"b\\\\c\"" },
+		{ "tab\there", "\"tab\\u0009here\"" },
+		{ "\x7f", "\"\\u007f\"" },
+		{ "latin1 \xe9!", "\"latin1 \\ufffd!\"" },
+		{ "\xc0\xaf", "\"\\ufffd\\ufffd\"" },		/* overlong '/' */
+		{ "\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\"" },	/* surrogate */
+		{ "\xf0\x9f\x98\x80", "\"\xf0\x9f\x98\x80\"" },	/* U+1F600 */
+		{ "\xf4\x90\x80\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\"" },	/* > U+10FFFF */
+		{ "\xe2\x82", "\"\\ufffd\\ufffd\"" },		/* cut short */
+	};
+	char buf[128];
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		FILE *f = fmemopen(buf, sizeof(buf), "w");
+
+		json_string(f, cases[i].in);
+		fclose(f);
+		check(!strcmp(buf, cases[i].out), "JSON string", cases[i].in);
+	}
+}
+
+static void test_unit(void)
+{
+	static const char text[] =
+		"# /usr/lib/systemd/system/x.service\n[Unit]\nExecStart=/not/service\n"
+		"[Service]\nExecStart=/usr/bin/a\nExecStart=\nExecStart = -/usr/bin/b \"c d\"\n"
+		"ExecStart=+/usr/bin/e\n; comment\n"
+		"# /etc/systemd/system/x.service.d/exec-folio.conf\n[Service]\nExecStart=\n"
+		"ExecStart=/usr/sbin/exec_folio_ctl exec --size 2M -- /usr/bin/b\n";
+	static const char want[] =
+		"\nExecStart=\nExecStart=-/usr/sbin/exec_folio_ctl exec --size 2M -- /usr/bin/b \"c d\"\n"
+		"ExecStart=+/usr/sbin/exec_folio_ctl exec --size 2M -- /usr/bin/e\n";
+	char *cmds[UNIT_MAX_EXEC], err[256], name[64], *buf = NULL;
+	size_t len = 0;
+	int nr = unit_exec_starts(text, cmds, err, sizeof(err));
+	FILE *f;
+
+	check(nr == 2 && !strcmp(cmds[0], "-/usr/bin/b \"c d\"") && !strcmp(cmds[1], "+/usr/bin/e"),
+	      "unit ExecStart= lines, reset, our drop-in left out", "x.service");
+	f = open_memstream(&buf, &len);
+	check(f && nr == 2 &&
+	      unit_write_drop_in(f, "/usr/sbin/exec_folio_ctl", "--size 2M", cmds, nr, err,
+				 sizeof(err)) == 0, "drop-in written", "");
+	if (f)
+		fclose(f);
+	check(buf && strstr(buf, want), "drop-in keeps prefixes", buf ? buf : "");
+	free(buf);
+	while (nr > 0)
+		free(cmds[--nr]);
+	check(unit_exec_starts("[Unit]\nDescription=x\n", cmds, err, sizeof(err)) == -1 &&
+	      strstr(err, "no ExecStart"), "unit without ExecStart rejected", err);
+	check(unit_exec_starts("[Service]\nExecStart=/a \\\n b\n", cmds, err, sizeof(err)) == -1,
+	      "continued ExecStart rejected", err);
+	check(unit_service_name("nginx", name, sizeof(name)) == 0 && !strcmp(name, "nginx.service"),
+	      "unit name gets .service", name);
+	check(unit_service_name("a@b.service", name, sizeof(name)) == 0 &&
+	      !strcmp(name, "a@b.service"), "template instance name", name);
+	check(unit_service_name("../etc", name, sizeof(name)) == -1 &&
+	      unit_service_name("a/b", name, sizeof(name)) == -1 &&
+	      unit_service_name("", name, sizeof(name)) == -1, "bad unit names rejected", "../etc");
+}
+
 int main(void)
 {
 	test_sizes();
@@ -246,6 +316,8 @@ int main(void)
 	test_conf_lines();
 	test_conf_files();
 	test_smaps();
+	test_json();
+	test_unit();
 	printf("1..%d\n%d passed, %d failed\n", passed + failed, passed, failed);
 	return failed ? 1 : 0;
 }
