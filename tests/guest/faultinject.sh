@@ -24,7 +24,7 @@
 # text.  Exit status 0 if so.
 . /tests/bin/stress-lib.sh
 . /tests/bin/lib.sh
-execs=${1:-1500}
+execs=${1:-800}
 dbg=/sys/kernel/debug
 orig=$(knob_active)
 ctl=$bin/exec_folio_ctl
