@@ -101,6 +101,16 @@ set -- $(sed -n "/$prog\$/,/translations/s/^  translations: *\([0-9]*\) (\([0-9]
 [ -n "${1:-}" ] && [ "$1" -le "$2" ] && ok "report translations of $size text: $1 (base pages $2)" ||
 	nok "report translations: '${1:-}' '${2:-}'"
 set --
+# 2M-aligned text in 2M folios: PMD-mapped (a contpte block with 16K and 64K
+# pages), so far fewer translations than base pages.
+p=$(cold_spawn $ctl exec --size 2M -- $dir/bigtext-2m --stop)
+$ctl report --pid "$p" > /tmp/rep2m
+kill -9 "$p"
+set -- $(sed -n '/bigtext-2m$/,/translations/s/^  translations: *\([0-9]*\) (\([0-9]*\) in base pages)/\1 \2/p' /tmp/rep2m)
+[ -n "${1:-}" ] && [ "$1" -lt $((${2:-0} / 2)) ] &&
+	ok "report translations of 2M text: $1 for $2 base pages" ||
+	nok "report translations of 2M text: '${1:-}' '${2:-}'"
+set --
 # report --cgroup of a cgroup made here, in cgroup2.
 mkdir -p /sys/fs/cgroup 2>/dev/null
 if mount -t cgroup2 none /sys/fs/cgroup 2>/dev/null || [ -e /sys/fs/cgroup/cgroup.procs ]; then
