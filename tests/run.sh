@@ -164,10 +164,15 @@ done
 bz=$build/obj-x86_64/arch/x86/boot/bzImage
 # EXEC_FOLIO_REQUIRE=1: on these kernels a missing feature fails, not skips.
 selftest="EXEC_FOLIO_DIR=/mnt/exec-folio EXEC_FOLIO_REQUIRE=1 /tests/bin/exec_folio_test"
-phase "booting the patched kernel: KUnit and guest tests"
+phase "booting the patched kernel: KUnit, guest tests, stress and fault injection"
 KUNIT_EXPECT="--expect-kunit exec_folio --expect-kunit exec_folio_sysfs"
-boot x86_64 "$bz" "" "selftest $selftest" "utility sh /tests/bin/utility.sh" \
-	"dynlib sh /tests/bin/dynlib.sh" "overlay sh /tests/bin/overlay.sh"
+# The stress tests (tests/guest/stress.sh, faultinject.sh) stop by
+# themselves; measured on the debug kernel (2 shared cores): exec 185 s,
+# file ~110 s, ovl ~115 s, faultinject ~60 s.
+GUEST_TIMEOUT=1500 boot x86_64 "$bz" "" "selftest $selftest" "utility sh /tests/bin/utility.sh" \
+	"dynlib sh /tests/bin/dynlib.sh" "overlay sh /tests/bin/overlay.sh" \
+	"stress-exec sh /tests/bin/stress.sh exec" "stress-file sh /tests/bin/stress.sh file" \
+	"stress-ovl sh /tests/bin/stress.sh ovl" "faultinject sh /tests/bin/faultinject.sh"
 
 phase "booting with exec_order= on the command line"
 KUNIT_EXPECT=""
@@ -176,6 +181,13 @@ boot cmdline-valid "$bz" "exec_order=2M" \
 boot cmdline-invalid "$bz" "exec_order=64k" \
 	"cmdline-bad-keeps-default grep -q '\[arch\]' /sys/kernel/mm/transparent_hugepage/exec_order" \
 	"cmdline-bad-warns dmesg | grep -q 'ignoring invalid exec_order=64k'"
+
+# Memory pressure: a 256M guest, large-text programs in a memory cgroup
+# with a tight memory.max under never, 2M and auto (tests/guest/memcg.sh;
+# about 70 s on the debug kernel).
+phase "small guest (256M): text under a memory cgroup limit"
+KUNIT_EXPECT=""
+GUEST_MEM=256M GUEST_TIMEOUT=600 boot x86_64-memcg "$bz" "" "memcg sh /tests/bin/memcg.sh"
 
 # The debug kernel catches what it is there to catch, and the parser
 # rejects the run: one boot per failure provoked through LKDTM, which
