@@ -668,6 +668,37 @@ static void own_mapping(struct file *f)
 }
 
 /*
+ * After a wrong read past end of file: is it left over from a race, or
+ * does a fresh fault below end of file map past it again?  With the file
+ * quiet (its mutex held), zap the 2M around end of file, read the last
+ * page inside it (a fault, with fault-around), then the first page past
+ * it, which must raise SIGBUS.
+ */
+static void probe(struct file *f, char *map)
+{
+	uint64_t size, last, past;
+	uint8_t bytes[8];
+	int bus;
+
+	pthread_mutex_lock(&f->mu);
+	size = f->cur.size;
+	if (size < SZ_2M || size % page == 0) {
+		pthread_mutex_unlock(&f->mu);
+		return;
+	}
+	last = (size - 1) & ~(page - 1);
+	past = last + page;
+	madvise(map + (last & ~(SZ_2M - 1)) - SZ_2M, 2 * SZ_2M + SZ_2M, MADV_DONTNEED);
+	read8(map + last - page, bytes);
+	bus = read8(map + past, bytes);
+	printf("# file_stress: probe, file %d size %#llx: after a fault at %#llx, %#llx %s\n",
+	       f->id, (unsigned long long)size, (unsigned long long)(last - page),
+	       (unsigned long long)past, bus ? "raises SIGBUS (right)" :
+	       "reads without SIGBUS (mapped past end of file by a fresh fault)");
+	pthread_mutex_unlock(&f->mu);
+}
+
+/*
  * -E: read around end of file through a mapping of the whole file, each
  * time after MADV_DONTNEED there, so every read faults (and faults
  * around) while the mutators move end of file back and forth.
@@ -692,10 +723,14 @@ static void eof_reader(void)
 		if (madvise(maps[f->id] + lo, SZ_2M / 2, MADV_DONTNEED))
 			error("madvise: %s", strerror(errno));
 		ADD(n_madvise, 1);
+		long errs = LOAD(n_errors);
+
 		for (i = 0; i < 16; i++) {
 			pos = (lo + rnd() % (SZ_2M / 2)) & ~7UL;
 			check(f, maps[f->id] + pos, pos, "end-of-file mapping");
 		}
+		if (LOAD(n_errors) != errs && LOAD(n_errors) <= 10)
+			probe(f, maps[f->id]);
 	}
 	for (i = 0; i < nfiles; i++)
 		munmap(maps[i], MAPLEN);
