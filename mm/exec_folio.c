@@ -83,9 +83,11 @@ void exec_folio_set_global(unsigned int policy)
  * @policy: The policy a process just chose.
  *
  * The first process policy that may give large folios turns the static
- * key on, for good: processes keep their policy, and one that asked
- * for it would otherwise have to be found again when the global policy
- * changes.
+ * key on, for as long as the global policy is not "never": processes
+ * keep their policy, and one that asked for it would otherwise have to
+ * be found again whenever the global policy changes.  So an unprivileged
+ * process can make every page-cache miss on text take the out-of-line
+ * decision; the administrator's "never" always turns it off.
  */
 void exec_folio_process_wants(unsigned int policy)
 {
@@ -261,18 +263,19 @@ static bool exec_folio_node_low(void)
 static bool exec_folio_memcg_low(unsigned long nr_pages)
 {
 #ifdef CONFIG_MEMCG
-	struct mem_cgroup *memcg;
+	struct mem_cgroup *memcg, *iter;
 	bool low = false;
 
 	if (mem_cgroup_disabled())
 		return false;
+	/* Where filemap_add_folio() will charge it: as mem_cgroup_charge(). */
+	memcg = get_mem_cgroup_from_mm(NULL);
 	rcu_read_lock();
-	for (memcg = mem_cgroup_from_task(current);
-	     memcg && !mem_cgroup_is_root(memcg);
-	     memcg = parent_mem_cgroup(memcg)) {
-		unsigned long limit = min(READ_ONCE(memcg->memory.max),
-					  READ_ONCE(memcg->memory.high));
-		unsigned long usage = page_counter_read(&memcg->memory);
+	for (iter = memcg; iter && !mem_cgroup_is_root(iter);
+	     iter = parent_mem_cgroup(iter)) {
+		unsigned long limit = min(READ_ONCE(iter->memory.max),
+					  READ_ONCE(iter->memory.high));
+		unsigned long usage = page_counter_read(&iter->memory);
 
 		if (usage + max(nr_pages, limit / 8) > limit) {
 			low = true;
@@ -280,10 +283,25 @@ static bool exec_folio_memcg_low(unsigned long nr_pages)
 		}
 	}
 	rcu_read_unlock();
+	if (memcg)
+		css_put(&memcg->css);
 	return low;
 #else
 	return false;
 #endif
+}
+
+/**
+ * exec_folio_memory_low - Is memory short for a folio of @nr_pages?
+ * @nr_pages: The size of the folio about to be read.
+ *
+ * Return: true if the node the folio would come from is below its high
+ * watermark, or the memory cgroup it would be charged to is close to its
+ * limit.
+ */
+bool exec_folio_memory_low(unsigned long nr_pages)
+{
+	return exec_folio_node_low() || exec_folio_memcg_low(nr_pages);
 }
 
 /**
@@ -317,8 +335,7 @@ unsigned int exec_folio_fault_order(struct vm_area_struct *vma)
 	order = exec_folio_decide(&in);
 	if (order <= exec_folio_order_64k(PAGE_SHIFT))
 		return order;
-	in.low_memory = exec_folio_node_low() ||
-			exec_folio_memcg_low(1UL << order);
+	in.low_memory = exec_folio_memory_low(1UL << order);
 	if (!in.low_memory)
 		return order;
 	exec_folio_count(EXEC_FOLIO_STAT_STEPDOWN);

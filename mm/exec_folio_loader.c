@@ -31,7 +31,11 @@
 /*
  * The folio order that the policy of @mm (NULL for a kernel thread's
  * exec) reads text in @mapping into, where no VMA is known yet: "auto"
- * is taken as its size for text that cannot be PMD-mapped.
+ * is taken as its size for text that cannot be PMD-mapped, and nothing
+ * above the architecture's size or 64K is used here (a PMD-size folio
+ * at the start of a binary would hold its headers and segments other
+ * than the text, and could seldom be PMD-mapped).  As for faults, less
+ * while memory is short.
  */
 static unsigned int exec_folio_binary_order(struct mm_struct *mm,
 					    struct address_space *mapping)
@@ -57,8 +61,13 @@ static unsigned int exec_folio_binary_order(struct mm_struct *mm,
 	default:
 		return 0;
 	}
-	order = min(order, exec_folio_cap(PAGE_SHIFT, PMD_ORDER,
-					  mapping_max_folio_order(mapping)));
+	order = min3(order, max(exec_folio_order(), order_64k),
+		     exec_folio_cap(PAGE_SHIFT, PMD_ORDER,
+				    mapping_max_folio_order(mapping)));
+	if (order > order_64k && exec_folio_memory_low(1UL << order)) {
+		exec_folio_count(EXEC_FOLIO_STAT_STEPDOWN);
+		order = order_64k;
+	}
 	return order < EXEC_FOLIO_MIN_ORDER ? 0 : order;
 }
 

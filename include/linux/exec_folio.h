@@ -105,6 +105,7 @@ unsigned int exec_folio_cap(unsigned int page_shift, unsigned int pmd_order,
 			    unsigned int mapping_max_order);
 unsigned int exec_folio_decide(const struct exec_folio_input *in);
 unsigned int exec_folio_fault_order(struct vm_area_struct *vma);
+bool exec_folio_memory_low(unsigned long nr_pages);
 unsigned int exec_folio_max_order(void);
 bool exec_folio_policy_is_large(unsigned int policy);
 void exec_folio_set_global(unsigned int policy);
@@ -184,7 +185,8 @@ static inline bool exec_folio_exec_read(struct readahead_control *ractl,
 
 /**
  * exec_folio_binary_window - Keep read-around of a binary's data out of its text.
- * @vmf: A page-cache miss on a mapping that is not executable.
+ * @vmf: A page-cache miss that read-around serves (a mapping that is not
+ *	executable, or text the policy leaves to read-around).
  * @ra_pages: The file's read-around size.
  * @start: Where the window to read starts, if true is returned.
  * @nr: Its length in pages.
@@ -221,13 +223,19 @@ static inline void exec_folio_sysfs_init(struct kobject *hugepage_kobj)
 {
 }
 
-/* Without the policy, the architecture's order where the file allows it. */
+/*
+ * Without the policy (also whenever THP is off), the architecture's
+ * order where the file allows it, but no more than 64K: there is no knob
+ * to turn it down, and no memory pressure check.
+ */
 static inline unsigned int exec_folio_vma_order(struct vm_area_struct *vma)
 {
+	unsigned int order_64k = PAGE_SHIFT < 16 ? 16 - PAGE_SHIFT : 0;
+
 	if (!(vma->vm_flags & VM_EXEC))
 		return 0;
-	return min(exec_folio_order(),
-		   mapping_max_folio_order(vma->vm_file->f_mapping));
+	return min3(exec_folio_order(), order_64k,
+		    mapping_max_folio_order(vma->vm_file->f_mapping));
 }
 
 static inline void exec_folio_mm_init(struct mm_struct *mm,
