@@ -2,7 +2,7 @@
 #   tests/run.sh (all tests) and demo/run.sh (build, boot, show).
 BUILD := $(CURDIR)/build
 
-.PHONY: all tree kernel stock-kernel series checkpatch utility deb test test-full demo export clean
+.PHONY: all tree kernel kernel-deb stock-kernel series checkpatch utility deb test test-full demo export clean
 
 all: kernel utility
 
@@ -12,6 +12,11 @@ tree:
 
 kernel: tree
 	tests/lib/build-kernel.sh $(BUILD)/src $(BUILD)/obj-x86_64 tests/config/x86_64.config
+
+# Debian packages of the kernel (linux-image etc.) in build/deb: see
+# tests/lib/kernel-deb.sh for packaging with Debian's own configuration.
+kernel-deb: kernel
+	tests/lib/kernel-deb.sh $(BUILD)/src $(BUILD)/obj-x86_64 $(BUILD)/deb
 
 stock-kernel:
 	series/make-tree.sh $(BUILD)/stock-src --stock

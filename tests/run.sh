@@ -118,6 +118,16 @@ bash "$repo/tests/lib/series-build-check.sh" "$build/src" "$build/series-check" 
 grep -E '^(not )?ok |^#   ' "$logs/series-check.log"
 tally "$logs/series-check.log" "series build check"
 
+# make kernel-deb: the kernel with the series as Debian packages (here
+# with the test configuration; tests/lib/kernel-deb.sh says how to use
+# Debian's own).
+phase "the kernel as Debian packages (bindeb-pkg)"
+kdeb() {
+	"$repo/tests/lib/kernel-deb.sh" "$build/src" "$build/obj-x86_64" "$build/deb" &&
+		dpkg-deb -c "$build"/deb/linux-image-*.deb | grep -q 'boot/vmlinuz-'
+}
+check "the kernel packages with bindeb-pkg (linux-image .deb with a vmlinuz)" kdeb
+
 if [ -n "$arm64_check" ]; then
 	phase "arm64: the series' objects compile with${arm64_check} pages"
 	bash "$repo/tests/lib/arm64-compile-check.sh" "$build/src" "$build/obj-arm64-check" \

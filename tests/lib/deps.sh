@@ -10,7 +10,7 @@ pkgs=(linux-source-6.12 gcc make flex bison bc libelf-dev libssl-dev
       cpio gzip xz-utils kmod perl git python3 python3-numpy ccache
       python3-ply qemu-system-x86 busybox-static xfsprogs valgrind man-db groff-base
       gcc-aarch64-linux-gnu clang libclang-rt-14-dev
-      strace dpkg-dev debhelper fakeroot lintian)
+      strace dpkg-dev debhelper fakeroot lintian rsync)
 [ "${1:-}" = --arm64 ] && pkgs+=(qemu-system-arm libc6-dev-arm64-cross)
 missing=()
 for p in "${pkgs[@]}"; do
