@@ -124,7 +124,8 @@ tally "$logs/series-check.log" "series build check"
 phase "the kernel as Debian packages (bindeb-pkg)"
 kdeb() {
 	"$repo/tests/lib/kernel-deb.sh" "$build/src" "$build/obj-x86_64" "$build/deb" &&
-		dpkg-deb -c "$build"/deb/linux-image-*.deb | grep -q 'boot/vmlinuz-'
+		dpkg-deb -c "$build"/deb/linux-image-*.deb > "$logs/kernel-deb.list" &&
+		grep -q 'boot/vmlinuz-' "$logs/kernel-deb.list"
 }
 check "the kernel packages with bindeb-pkg (linux-image .deb with a vmlinuz)" kdeb
 

@@ -30,6 +30,10 @@ ok() { echo "ok - $1"; pass=$((pass + 1)); }
 nok() { echo "not ok - $1"; fail=$((fail + 1)); tail -15 "$2" | sed 's/^/#   /'; }
 
 src=$work/src
+# A worktree of another tree (or of an older one) is made again.
+if [ -e "$src/.git" ] && ! git -C "$src" cat-file -e "$(git -C "$tree" rev-parse HEAD)^{commit}" 2> /dev/null; then
+	rm -rf "$src"
+fi
 if [ ! -e "$src/.git" ]; then
 	git -C "$tree" worktree prune
 	git -C "$tree" worktree add -q --detach "$src" base || exit 1
