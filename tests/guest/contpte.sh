@@ -6,10 +6,6 @@
 # contpte_probe module (tests/kmod) reads the bit from the page tables.
 ctl=/tests/bin/exec_folio_ctl
 dir=/mnt/exec-folio
-pass=0
-fail=0
-ok() { echo "ok - $1"; pass=$((pass + 1)); }
-nok() { echo "not ok - $1"; fail=$((fail + 1)); }
 
 . /tests/bin/lib.sh
 

@@ -10,14 +10,8 @@
 ctl=/tests/bin/exec_folio_ctl
 dir=/mnt/exec-folio
 knob=/sys/kernel/mm/transparent_hugepage/exec_order
-pass=0
-fail=0
-ok() { echo "ok - $1"; pass=$((pass + 1)); }
-nok() { echo "not ok - $1"; fail=$((fail + 1)); }
 . /tests/bin/lib.sh
 
-# field NAME DIST: the value of NAME= in a report_dist line, 0 if absent.
-field() { echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p" | head -1 | grep . || echo 0; }
 # at_least A B: A >= B, as decimals.
 at_least() { awk "BEGIN{exit !($1 >= $2)}"; }
 

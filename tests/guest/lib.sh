@@ -1,6 +1,16 @@
 #!/bin/sh
 # Shared by the guest scripts (busybox sh); source it.
 
+# TAP-style results: "ok - what" / "not ok - what", counted in $pass and
+# $fail for the closing "N passed, N failed" line.
+pass=0
+fail=0
+ok() { echo "ok - $1"; pass=$((pass + 1)); }
+nok() { echo "not ok - $1"; fail=$((fail + 1)); }
+
+# field NAME DIST: the value of NAME= in a report_dist line, 0 if absent.
+field() { echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p" | head -1 | grep . || echo 0; }
+
 # cold_spawn CMD [ARG]...: drop the page cache, start CMD in the background
 # (its output discarded: callers read ours through $(...)), wait up to 10 s
 # for it to stop itself with SIGSTOP, and print its pid.  Returns 1 if it

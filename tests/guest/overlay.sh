@@ -7,10 +7,6 @@
 ctl=/tests/bin/exec_folio_ctl
 dir=/mnt/exec-folio
 knob=/sys/kernel/mm/transparent_hugepage/exec_order
-pass=0
-fail=0
-ok() { echo "ok - $1"; pass=$((pass + 1)); }
-nok() { echo "not ok - $1"; fail=$((fail + 1)); }
 
 . /tests/bin/lib.sh
 
@@ -33,8 +29,6 @@ else
 	exit 1
 fi
 
-# field NAME DIST: the value of NAME= in a report_dist line, 0 if absent.
-field() { echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p" | head -1 | grep . || echo 0; }
 
 # measure PROG POLICY: the report_dist of PROG run cold from the lower
 # layer directly and through the overlay; prints both as folio-dist lines.

@@ -6,10 +6,6 @@
 ctl=/tests/bin/exec_folio_ctl
 dir=/mnt/exec-folio
 knob=/sys/kernel/mm/transparent_hugepage/exec_order
-pass=0
-fail=0
-ok() { echo "ok - $1"; pass=$((pass + 1)); }
-nok() { echo "not ok - $1"; fail=$((fail + 1)); }
 active() { $ctl status | sed -n 's/^exec_order: //p'; }
 
 . /tests/bin/lib.sh
