@@ -8,9 +8,7 @@ set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 out=$repo/build/deb-test
 pass=0 fail=0 skip=0
-ok() { echo "ok - $1"; pass=$((pass + 1)); }
-nok() { echo "not ok - $1"; fail=$((fail + 1)); }
-skip() { echo "ok - $1 # SKIP $2"; skip=$((skip + 1)); }
+. "$repo/tests/lib/host-tap.sh"
 done_() { echo "$pass passed, $fail failed, $skip skipped"; [ "$fail" -eq 0 ]; exit; }
 
 for c in dpkg-buildpackage dh lintian fakeroot; do

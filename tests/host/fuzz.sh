@@ -19,9 +19,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 start=$SECONDS
 
-ok() { echo "ok - $1"; pass=$((pass + 1)); }
-nok() { echo "not ok - $1"; fail=$((fail + 1)); }
-skip() { echo "ok - $1 # SKIP $2"; skip=$((skip + 1)); }
+. "$repo/tests/lib/host-tap.sh"
 # A sanitizer or libFuzzer report, or a broken invariant, in a log.
 reported() { grep -qE 'ERROR: (Address|Leak|Undefined)Sanitizer|runtime error:|ERROR: libFuzzer|invariant broken|deadly signal|SUMMARY: ' "$1"; }
 show() { sed 's/^/#   /' "$1" | grep -vE '^#   +#[0-9]+ 0x[0-9a-f]+ in fuzzer::' | head -${2:-30}; }

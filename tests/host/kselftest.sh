@@ -10,8 +10,7 @@ tree=${1:-$repo/build/src}
 pass=0 fail=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-ok() { echo "ok - $1"; pass=$((pass + 1)); }
-nok() { echo "not ok - $1"; fail=$((fail + 1)); }
+. "$repo/tests/lib/host-tap.sh"
 if [ ! -f "$tree/tools/testing/selftests/mm/exec_folio_test.c" ]; then
 	nok "kernel tree with the series at $tree"
 	echo "$pass passed, $fail failed"

@@ -28,23 +28,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-ok() { echo "ok - $1"; pass=$((pass + 1)); }
-nok() { echo "not ok - $1"; fail=$((fail + 1)); }
-skip() { echo "ok - $1 # SKIP $2"; skip=$((skip + 1)); }
+. "$repo/tests/lib/host-tap.sh"
 check() { local what=$1; shift; if "$@" > "$tmp/chk" 2>&1; then ok "$what"; else nok "$what"; sed 's/^/#   /' "$tmp/chk" | head -10; fi; }
-# expect STATUS PATTERN WHAT -- CMD...: exit status and a stderr/stdout pattern.
-expect() {
-	local want=$1 pat=$2 what=$3
-	shift 4
-	"$@" > "$tmp/o" 2> "$tmp/e"
-	local rc=$?
-	if [ "$rc" -eq "$want" ] && grep -qE -- "$pat" "$tmp/o" "$tmp/e"; then
-		ok "$what (exit $rc)"
-	else
-		nok "$what: exit $rc, want $want matching '$pat'"
-		sed 's/^/#   /' "$tmp/o" "$tmp/e" | head -5
-	fi
-}
 # pyjson FILE 'python expression on d' : evaluate against the parsed JSON.
 pyjson() { "$py" -c 'import json,sys; d=json.load(open(sys.argv[1])); r=eval(sys.argv[2]); print(r); sys.exit(0 if r else 1)' "$@"; }
 

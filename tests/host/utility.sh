@@ -13,24 +13,9 @@ pass=0 fail=0 skip=0
 tmp=$(mktemp -d)
 trap 'umount "$tmp/huge" 2>/dev/null; rm -rf "$tmp"' EXIT
 
-ok() { echo "ok - $1"; pass=$((pass + 1)); }
-nok() { echo "not ok - $1"; fail=$((fail + 1)); }
-skip() { echo "ok - $1 # SKIP $2"; skip=$((skip + 1)); }
+. "$repo/tests/lib/host-tap.sh"
 t() { local what=$1; shift; if "$@" > "$tmp/out" 2>&1; then ok "$what"; else nok "$what"; sed 's/^/#   /' "$tmp/out" | tail -20; fi; }
 
-# expect STATUS PATTERN WHAT -- CMD...: exit status and a stderr/stdout pattern.
-expect() {
-	local want=$1 pat=$2 what=$3
-	shift 4
-	"$@" > "$tmp/o" 2> "$tmp/e"
-	local rc=$?
-	if [ "$rc" -eq "$want" ] && grep -qE -- "$pat" "$tmp/o" "$tmp/e"; then
-		ok "$what (exit $rc)"
-	else
-		nok "$what: exit $rc, want $want matching '$pat'"
-		sed 's/^/#   /' "$tmp/o" "$tmp/e" | head -5
-	fi
-}
 
 t "utility builds with -Wall -Wextra -Werror" make -s -C "$dir" clean all
 t "parser unit tests pass under valgrind" make -s -C "$dir" check
