@@ -219,7 +219,7 @@ provoked() {
 	"$repo/tests/lib/mkinitramfs.sh" "$build/initramfs-$name.cpio.gz" \
 		"$build/plan-$name" "$build/lkdtm-progs" || return 1
 	GUEST_TIMEOUT=120 "$repo/tests/lib/run-guest.sh" "$bz" "$build/initramfs-$name.cpio.gz" \
-		"$logs/guest-$name.log" 2>> "$logs/boot-times.log"
+		"$logs/guest-$name.log" "${3:-}" 2>> "$logs/boot-times.log"
 	python3 "$repo/tests/lib/parse-console.py" --prefix "$name" \
 		"$logs/guest-$name.log" > "$logs/result-$name.log"
 	[ $? -eq 1 ] && grep -q "^not ok - $name: no kernel warnings or oopses" \
@@ -227,10 +227,12 @@ provoked() {
 }
 # lkdtm_case CASE REPORT DETECTOR: one "ok - debug kernel: ..." line.
 lkdtm_case() {
-	check "debug kernel: parser rejects $3 ($1)" provoked "$1" "$2"
+	check "debug kernel: parser rejects $3 ($1)" provoked "$1" "$2" "${4:-}"
 	tail -1 "$logs/boot-times.log" | sed 's/^/# /'
 }
-lkdtm_case READ_AFTER_FREE 'BUG: KASAN: slab-use-after-free' "KASAN use-after-free"
+# KFENCE off: a sampled allocation would be caught by KFENCE, not KASAN.
+lkdtm_case READ_AFTER_FREE 'BUG: KASAN: slab-use-after-free' "KASAN use-after-free" \
+	kfence.sample_interval=0
 lkdtm_case KFENCE_READ_AFTER_FREE 'BUG: KFENCE: use-after-free' "KFENCE use-after-free"
 lkdtm_case WARNING 'WARNING: CPU: .* lkdtm_WARNING' "WARN_ON"
 lkdtm_case BUG 'kernel BUG at .*lkdtm' "BUG()"
