@@ -238,7 +238,10 @@ lkdtm_case WARNING 'WARNING: CPU: .* lkdtm_WARNING' "WARN_ON"
 lkdtm_case BUG 'kernel BUG at .*lkdtm' "BUG()"
 lkdtm_case EXCEPTION 'Oops: general protection fault|BUG: kernel NULL pointer' "a bad kernel access (oops)"
 lkdtm_case CORRUPT_LIST_ADD 'list_add corruption' "DEBUG_LIST list corruption"
-lkdtm_case SPINLOCKUP 'WARNING: lock held when returning to user space' "lockdep (lock held on return to user space)"
+# A spinlock left held: lockdep reports it on the return to user space,
+# or DEBUG_ATOMIC_SLEEP first if the task is scheduled out (a race).
+lkdtm_case SPINLOCKUP 'WARNING: lock held when returning to user space|BUG: scheduling while atomic' \
+	"lockdep or DEBUG_ATOMIC_SLEEP (spinlock held on return to user space)"
 
 # arm64, for each page size asked for: the kernel, the contpte probe
 # module built against it, and a guest with the same tests as x86_64 plus
