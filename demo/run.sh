@@ -7,19 +7,95 @@
 #
 # demo/run.sh --arm64 4k|16k|64k does the same on arm64 with that base
 # page size (cross-built, qemu-system-aarch64 -M virt).
+#
+# demo/run.sh [--arm64 SIZE] --program PATH [ARGS...] tries your own
+# program instead: see usage below.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 build=$repo/build
-mkdir -p "$build/logs"
 say() { echo "== $*"; }
-case "${1:-}" in
-"") arch=x86_64 ;;
---arm64)
-	case "${2:-}" in 4k|16k|64k) ;; *) echo "usage: demo/run.sh [--arm64 4k|16k|64k]" >&2; exit 2 ;; esac
-	arch=arm64 ps=$2 ;;
-*) echo "usage: demo/run.sh [--arm64 4k|16k|64k]" >&2; exit 2 ;;
-esac
+die() { echo "demo: $*" >&2; exit 1; }
+usage() {
+	cat <<'EOF'
+usage: demo/run.sh [--arm64 4k|16k|64k] [--program PATH [ARGS...]]
 
+Build the kernel with the exec-folio series, boot it under QEMU (TCG) on
+an XFS disk and show the exec folio policies at work: by default on a
+test program with 3 MiB of text.
+
+  --arm64 SIZE   arm64 with SIZE base pages (cross-built), instead of x86_64
+  --program PATH [ARGS...]
+                 your own program: PATH (an executable ELF file for the
+                 guest's architecture: x86_64, or aarch64 with --arm64)
+                 is copied with its whole library closure (ld.so and every
+                 library, as ldd resolves them; for aarch64 from Debian's
+                 arm64 libc6, add packages with FIELD_ARM64_PKGS) into a
+                 chroot on the guest's XFS disk, and run as
+                 "chroot DIR PATH ARGS..." once under each policy (never,
+                 arch, auto, 64K, 2M) with a cold page cache.  When it has
+                 settled (asleep or stopped itself: give ARGS that keep it
+                 running, a server or a sleep; a program that exits at
+                 once cannot be measured) it is stopped, the rest of its
+                 text is read in, and each mapped file (the program, ld.so,
+                 each library) gets a table row per policy: where its text
+                 is placed, how much is in aligned folios of the policy's
+                 size, PMD-mapped, text RSS, page cache and read
+                 amplification against never (tests/lib/field-table.py
+                 defines each figure).  ARGS are passed as given (the guest
+                 shell splits nothing); PATH is copied at its own path
+                 (x86_64) or to /usr/local/bin (aarch64).  The program's
+                 output goes nowhere.
+  -h, --help     this help
+
+Logs: build/logs/demo.log (or demo-program.log).
+EOF
+}
+
+arch=x86_64 ps= program=
+prog_args=()
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--arm64)
+		case "${2:-}" in 4k|16k|64k) ;; *) usage >&2; exit 2 ;; esac
+		arch=arm64 ps=$2
+		shift 2 ;;
+	--program)
+		[ $# -ge 2 ] && [ -n "$2" ] || die "--program needs a PATH (demo/run.sh --help)"
+		program=$2
+		shift 2
+		prog_args=("$@")
+		break ;;
+	-h|--help) usage; exit 0 ;;
+	*) usage >&2; exit 2 ;;
+	esac
+done
+
+# --program: check PATH before installing or building anything.
+if [ -n "$program" ]; then
+	[ -e "$program" ] || die "$program: no such file"
+	[ -f "$program" ] || die "$program: not a regular file"
+	[ -r "$program" ] || die "$program: cannot be read"
+	[ "$(head -c 4 "$program" | od -An -c | tr -d ' ')" = '177ELF' ] ||
+		die "$program: not an ELF file"
+	[ -x "$program" ] || die "$program: not executable"
+	# e_machine, little-endian, at offset 18: 62 x86_64, 183 aarch64.
+	machine=$(od -An -tu2 -j18 -N2 "$program" | tr -d ' ')
+	want=$([ "$arch" = arm64 ] && echo 183 || echo 62)
+	if [ "$machine" != "$want" ]; then
+		case "$machine" in
+		62) die "$program: an x86_64 program; the arm64 guest runs aarch64 programs (drop --arm64)" ;;
+		183) die "$program: an aarch64 program; use --arm64 4k|16k|64k to run it in an arm64 guest" ;;
+		*) die "$program: an ELF file for machine $machine, not for the $arch guest" ;;
+		esac
+	fi
+	# The arguments as one string of shell words for the guest's shell.
+	run=
+	for a in ${prog_args[@]+"${prog_args[@]}"}; do
+		run+=" '${a//\'/\'\\\'\'}'"
+	done
+fi
+
+mkdir -p "$build/logs"
 say "installing what is needed (apt, only what is missing)"
 "$repo/tests/lib/deps.sh" ${ps:+--arm64}
 say "kernel tree: Debian linux-source-6.12 + $(grep -vc '^#' "$repo/series/MANIFEST") patches"
@@ -39,6 +115,36 @@ else
 	say "building the guest programs"
 	CROSS_COMPILE=aarch64-linux-gnu- "$repo/tests/lib/build-guest-progs.sh" "$build/src" "$progs"
 fi
+
+if [ -n "$program" ]; then
+	# The guest gets the utility and the chroot tree only.
+	bin=$build/demo-program
+	rm -rf "$bin"
+	mkdir -p "$bin"
+	cp "$progs/exec_folio_ctl" "$bin/"
+	say "copying $program and its libraries into a chroot tree"
+	# Without ARGS a program field-closure.sh knows (python3.X, cmake,
+	# perl) is checked and kept alive its own way.
+	"$repo/tests/lib/field-closure.sh" --arch "$arch" ${run:+--run "${run# }"} \
+		"$bin/field" "$program"
+	echo "field sh /tests/bin/field/field.sh" > "$build/plan-demo-program"
+	"$repo/tests/lib/mkinitramfs.sh" "$build/initramfs-demo-program.cpio.gz" \
+		"$build/plan-demo-program" "$bin"
+	log=$build/logs/demo-program.log
+	say "booting under QEMU (TCG), the program on an XFS disk, once per policy"
+	GUEST_TIMEOUT=${GUEST_TIMEOUT:-1200} "$repo/tests/lib/run-guest.sh" "$kernel" \
+		"$build/initramfs-demo-program.cpio.gz" "$log" "loglevel=4"
+	sed 's/^\[ *[0-9.]*\] //' "$log" | grep -E '^(not )?ok |^# field: |^#   ' || true
+	echo
+	if ! python3 "$repo/tests/lib/field-table.py" --all-files "$log"; then
+		grep -q 'starts and settles' "$log" &&
+			die "$program did not settle in the guest (it exited, or kept running on the CPU for minutes): give it ARGS that keep it running, asleep (see $log)"
+		die "no figures: $program did not run in the guest (see $log)"
+	fi
+	grep -q '^GUEST-END field rc=0' "$log"
+	exit
+fi
+
 install -m 0755 "$repo/demo/guest-demo.sh" "$progs/guest-demo.sh"
 echo "demo sh /tests/bin/guest-demo.sh" > "$build/plan-demo"
 "$repo/tests/lib/mkinitramfs.sh" "$build/initramfs-demo.cpio.gz" "$build/plan-demo" "$progs"
