@@ -7,7 +7,10 @@
 #  - guest boot + test time;
 #  - the folio size table of the test binaries' text, per policy, with
 #    stock 6.12 and "never" side by side (tests/run.sh --with-stock), and
-#    on arm64 with 4K, 16K and 64K pages (--arm64 4k,16k,64k).
+#    on arm64 with 4K, 16K and 64K pages (--arm64 4k,16k,64k);
+#  - real Debian programs per mapped file and policy (tests/guest/field.sh
+#    in the guests): bench/field-<arch>.md and bench/field-<arch>-<prog>.png,
+#    from the guest logs of the same run.
 #
 # --cold empties ccache first (slow: two cold kernel builds).
 set -euo pipefail
@@ -36,6 +39,15 @@ t0=$(date +%s)
 total=$(( $(date +%s) - t0 ))
 boot=$(grep -h 'QEMU exited' "$build/logs/boot-times.log" | sed 's/.*after //' | tr '\n' ' ')
 
+# Real Debian programs per mapped file (tests/guest/field.sh, in the
+# guests that run it): bench/field-<arch>.md and a PNG per program.
+rm -f "$repo"/bench/field-*.md "$repo"/bench/field-*.png
+field=
+if python3 "$repo/tests/lib/field-table.py" --out "$repo/bench" --png \
+	"$build"/logs/guest-*.log > "$build/bench-field.log"; then
+	field=$(grep -h '\.md$' "$build/bench-field.log" | sed "s|^$repo/||" | tr '\n' ' ')
+fi
+
 {
 	echo "# exec-folio benchmark results"
 	echo
@@ -62,6 +74,14 @@ boot=$(grep -h 'QEMU exited' "$build/logs/boot-times.log" | sed 's/.*after //' |
 	echo '```'
 	echo
 	echo "Result line of the test run: $(tail -1 "$build/bench-tests.log")"
+	echo
+	if [ -n "$field" ]; then
+		echo "Real Debian programs (python3.11, cmake, perl, and libperl through perl-embed;"
+		echo "arm64: perl, perl-embed, a 6 MiB PIE) in a chroot on the guest's XFS disk, per"
+		echo "mapped file and policy, from the same run: $field(plots: bench/field-*.png)."
+	else
+		echo "Real Debian programs: no \"# field\" lines in the guest logs of this run."
+	fi
 	echo
 	echo "The suite's time from scratch (the CI budget): bench/ci-budget.md."
 } > "$out"

@@ -3,14 +3,17 @@
 # (Debian 12, as root).  Installs only what is missing, so a second run
 # costs a dpkg query.  --arm64 adds QEMU for arm64, the arm64 C library
 # for static test programs, and puts Debian's static arm64 busybox in
-# build/arm64/busybox for the arm64 guests' initramfs.
+# build/arm64/busybox for the arm64 guests' initramfs.  cmake and
+# python3 (3.11) are also real programs for the guests (field-closure.sh);
+# python3-matplotlib draws bench/field-*.png.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 pkgs=(linux-source-6.12 gcc make flex bison bc libelf-dev libssl-dev
       cpio gzip xz-utils kmod perl git python3 python3-numpy ccache
       python3-ply qemu-system-x86 busybox-static xfsprogs valgrind man-db groff-base
       gcc-aarch64-linux-gnu clang libclang-rt-14-dev
-      strace dpkg-dev debhelper fakeroot lintian rsync)
+      strace dpkg-dev debhelper fakeroot lintian rsync
+      python3-matplotlib cmake)
 [ "${1:-}" = --arm64 ] && pkgs+=(qemu-system-arm libc6-dev-arm64-cross)
 missing=()
 for p in "${pkgs[@]}"; do
