@@ -246,8 +246,8 @@ def size_table(prog, runs, pols, files, pmd_kb):
 def headline(arch, progs):
     out = [f'| {arch}: program@policy | program: text in aligned target-size folios '
            f'(possible where placed / ideal) | program: PMD-mapped of PMD span | ld.so | libc '
-           f'| page cache at start vs never | major faults |',
-           '| --- | --- | --- | --- | --- | --- | --- |']
+           f'| largest other library | page cache at start vs never | major faults |',
+           '| --- | --- | --- | --- | --- | --- | --- | --- |']
     for prog in sorted(progs):
         runs = progs[prog]
         never = runs.get('never') or runs.get('stock')
@@ -275,8 +275,12 @@ def headline(arch, progs):
                 (f"no span ({num(exe, 'pmd_ideal_kb') / 1024:.0f} MiB ideally)" if exe else '-')
             cache = sum(num(v, 'cache_run_kb') for v in files.values())
             amp = f'{cache / nc:.2f}x' if nc else '-'
+            libs = sorted((f for f, v in files.items() if v.get('kind') == 'lib'
+                           and not f.endswith('/libc.so.6')),
+                          key=lambda f: -num(files[f], 'text_kb'))
+            big = f'{name(libs[0])}: {tgt(files[libs[0]])}' if libs else '-'
             out.append(f"| {prog}@{pol} | {tgt(exe)} | {pmd} | {tgt(of('ld.so'))} "
-                       f"| {tgt(of('lib', '/libc.so.6'))} | {amp} "
+                       f"| {tgt(of('lib', '/libc.so.6'))} | {big} | {amp} "
                        f"| {runs[pol]['process'].get('majflt', '?')} |")
     return out
 
