@@ -181,8 +181,8 @@ KUNIT_EXPECT="--expect-kunit exec_folio --expect-kunit exec_folio_sysfs"
 # themselves; measured on the debug kernel (2 shared cores): exec 185 s,
 # file ~110 s, ovl ~115 s, faultinject ~60 s.
 GUEST_TIMEOUT=1500 boot x86_64 "$bz" "" "selftest $selftest" "utility sh /tests/bin/utility.sh" \
-	"dynlib sh /tests/bin/dynlib.sh" "overlay sh /tests/bin/overlay.sh" \
-	"stress-exec sh /tests/bin/stress.sh exec" "stress-file sh /tests/bin/stress.sh file" \
+	"dynlib sh /tests/bin/dynlib.sh" "place sh /tests/bin/place.sh never 64K auto 2M" \
+	"overlay sh /tests/bin/overlay.sh" "stress-exec sh /tests/bin/stress.sh exec" "stress-file sh /tests/bin/stress.sh file" \
 	"stress-ovl sh /tests/bin/stress.sh ovl" "faultinject sh /tests/bin/faultinject.sh"
 
 phase "booting with exec_order= on the command line"
@@ -271,7 +271,7 @@ for ps in $arm64_sizes; do
 	progs=$build/guest-arm64-$ps GUEST_ARCH=arm64 GUEST_TIMEOUT=400 \
 		BUSYBOX=$build/arm64/busybox boot "arm64-$ps" "$obj/arch/arm64/boot/Image" "" \
 		"selftest $selftest" "utility sh /tests/bin/utility.sh" \
-		"contpte sh /tests/bin/contpte.sh"
+		"contpte sh /tests/bin/contpte.sh" "place sh /tests/bin/place.sh never arch auto"
 	# exec_order=64K on the command line: a size with 4K and 16K pages,
 	# a single page (refused, default kept) with 64K pages.
 	knob=/sys/kernel/mm/transparent_hugepage/exec_order

@@ -78,6 +78,36 @@ if [ -z "${CROSS_COMPILE:-}" ]; then
 	install -m 0755 "$here/guest/dynlib.sh" "$out/dynlib.sh"
 fi
 
+# PIEs as distributions link them (default max-page-size: p_align 4K on
+# x86_64, 64K on arm64), dynamically linked, run in a chroot that holds
+# the loader and libc at their usual paths (tests/guest/place.sh): with
+# 6M of text, whole 2M blocks the kernel must place the text for.
+# aslr_probe prints where the program, ld.so and libc were loaded.
+pie=$out/pieroot
+rm -rf "$pie"
+mkdir -p "$pie/bin"
+$cc -O2 -fPIE -pie -DTEXT_KIB=6144 -o "$pie/bin/bigtext-pie" \
+	"$st/exec_folio_bigtext.c" "$st/exec_folio_text.S"
+$cc -O2 -Wall -Wextra -Werror -fPIE -pie -DTEXT_KIB=6144 -I"$st" \
+	-o "$pie/bin/aslr_probe" "$here/progs/aslr_probe.c" "$st/exec_folio_text.S"
+if [ -n "${CROSS_COMPILE:-}" ]; then
+	sysroot=/usr/${CROSS_COMPILE%-}
+	interp=/lib/ld-linux-aarch64.so.1 libdir=/lib/aarch64-linux-gnu
+	mkdir -p "$pie/lib" "$pie$libdir"
+	cp -L "$sysroot/lib/ld-linux-aarch64.so.1" "$pie$interp"
+	cp -L "$sysroot/lib/libc.so.6" "$pie$libdir/"
+else
+	interp=/lib64/ld-linux-x86-64.so.2 libdir=/lib/x86_64-linux-gnu
+	mkdir -p "$pie/lib64" "$pie$libdir"
+	cp -L "$interp" "$pie$interp"
+	cp -L "$libdir/libc.so.6" "$pie$libdir/"
+fi
+for f in "$pie/bin/"*; do
+	[ "$(readelf -lW "$f" | sed -n 's/.*interpreter: \(.*\)]/\1/p')" = "$interp" ] || {
+		echo "build-guest-progs: $f does not use $interp" >&2; exit 1; }
+done
+install -m 0755 "$here/guest/place.sh" "$out/"
+
 # The utility, static (the guest has busybox and no libc), and its test.
 # -B: the last build may have been for the other architecture.
 make -B -s -C "$here/../tools/exec_folio_ctl" exec_folio_ctl.static CC="$cc"

@@ -1,0 +1,155 @@
+#!/bin/sh
+# place.sh POLICY...: where the kernel places text for the exec folio
+# policy.  A PIE (bigtext-pie, 6M of text, linked with the default
+# max-page-size) runs through its PT_INTERP in a chroot on the XFS disk
+# that holds the loader and libc at their usual paths, so the kernel loads
+# the program and ld.so, and ld.so maps libc, as on a real system.  For
+# each policy: whether the text VMAs of the program, ld.so and libc are
+# congruent with their file offsets modulo 64K and 2M, how their text is
+# backed ("# folio-dist"), and the share reached of what the placement
+# makes possible ("# place" lines: whole aligned blocks of the target
+# size in the VMA).  Then ASLR: aslr_probe run many times, the distinct
+# load addresses and the bits of randomness left ("# aslr" lines), and
+# that ADDR_NO_RANDOMIZE (setarch -R) still fixes them.
+ctl=/tests/bin/exec_folio_ctl
+knob=/sys/kernel/mm/transparent_hugepage/exec_order
+root=/mnt/exec-folio/pieroot
+. /tests/bin/lib.sh
+
+page=$(getconf PAGESIZE 2>/dev/null || echo 4096)
+case $(uname -m) in
+x86_64) ld=ld-linux-x86-64.so.2 ;;
+*) ld=ld-linux-aarch64.so.1 ;;
+esac
+aslr_runs=${PLACE_ASLR_RUNS:-1000}
+
+# at_least A B: A >= B, as decimals.
+at_least() { awk "BEGIN{exit !($1 >= $2)}"; }
+
+# vma PID NAME: "start end offset" (decimal) of the executable mapping of NAME.
+vma() {
+	awk -v n="$2" '$2 ~ /x/ && index($6, n) { split($1, a, "-"); print a[1], a[2], $3; exit }' \
+		/proc/$1/maps | { read s e o; [ -n "$s" ] && echo $((0x$s)) $((0x$e)) $((0x$o)); }
+}
+
+# congruent START OFFSET SIZE: START = OFFSET modulo SIZE.
+congruent() { [ $((($1 - $2) % $3)) -eq 0 ]; }
+
+# possible START END SIZE: the share (percent) of [START, END) that whole
+# naturally aligned blocks of SIZE cover.
+possible() {
+	_f=$(( ($1 + $3 - 1) / $3 * $3 )) _l=$(( $2 / $3 * $3 ))
+	[ $_l -gt $_f ] || { echo 0; return; }
+	awk "BEGIN{printf \"%.1f\", ($_l - $_f) * 100 / ($2 - $1)}"
+}
+
+# check_placed POL NAME SIZE DIST FIELD: NAME's text VMA is congruent
+# modulo SIZE and its FIELD share (from DIST) reaches >= 90% of what
+# whole aligned SIZE blocks make possible.
+check_placed() {
+	set -- "$@" $(vma $p $2)
+	if [ -z "${6:-}" ]; then
+		nok "$1: $2 is mapped"
+		return
+	fi
+	_pos=$(possible $6 $7 $3)
+	_got=$(field $5 "$4")
+	echo "# place $(uname -m)/$2@$1 size=$3 start=$(printf %x $6) offset=$(printf %x $8) possible=$_pos% reached=$_got%"
+	congruent $6 $8 $3 && ok "$1: $2 text placed congruent modulo $(($3 / 1024))K" ||
+		nok "$1: $2 text placed congruent modulo $(($3 / 1024))K (start $(printf %x $6), offset $(printf %x $8))"
+	[ "$5" = - ] && return
+	if at_least "$_got" "$(awk "BEGIN{print $_pos * 0.9}")" && [ "$_pos" != 0 ]; then
+		ok "$1: $2 text in $5 reaches $_got% of the possible $_pos%"
+	else
+		nok "$1: $2 text in $5 reaches $_got% of the possible $_pos%"
+	fi
+}
+
+# aslr POL RUNS [--no-randomize]: run aslr_probe RUNS times; print the
+# distinct load biases of the program, ld.so and libc, their grain (the
+# largest power of two dividing all of them) and the bits of randomness
+# left (log2 of the spread over the grain); sets $grain_exe, $distinct_exe.
+aslr() {
+	_pol=$1 _n=$2
+	shift 2
+	: > /tmp/aslr
+	for _i in $(seq $_n); do
+		chroot $root /bin/aslr_probe "$@" >> /tmp/aslr || { nok "$_pol: aslr_probe runs"; return; }
+	done
+	for _w in exe ld libc; do
+		awk -v w=$_w '$1 == w { print $2 }' /tmp/aslr | sort -u > /tmp/aslr.$_w
+		_d=$(wc -l < /tmp/aslr.$_w)
+		_g=$((1 << 30)) _min= _max=
+		while read _a; do
+			_a=$((_a))
+			while [ $((_a % _g)) -ne 0 ]; do _g=$((_g / 2)); done
+			[ -z "$_min" ] || [ $_a -lt $_min ] && _min=$_a
+			[ -z "$_max" ] || [ $_a -gt $_max ] && _max=$_a
+		done < /tmp/aslr.$_w
+		_bits=$(awk "BEGIN{ s = ($_max - $_min) / $_g + 1; b = 0; while (s > 1) { s /= 2; b++ } print b }")
+		echo "# aslr $(uname -m) page=$((page / 1024))K policy=$_pol${1:+ $1} $_w: runs=$_n distinct=$_d grain=$((_g / 1024))K bits=$_bits"
+		eval "grain_$_w=$_g distinct_$_w=$_d"
+	done
+}
+
+for pol in "$@"; do
+	echo "$pol" > $knob 2>/dev/null || { echo "# place: $pol not accepted here"; continue; }
+	p=$(cold_spawn chroot $root /bin/bigtext-pie --stop) || nok "$pol: bigtext-pie stops in the chroot"
+	$ctl report --pid $p > /tmp/report || nok "$pol: report"
+	for m in bigtext-pie $ld libc.so.6; do
+		d=$(report_dist $m < /tmp/report)
+		echo "# folio-dist $(uname -m)-place/$m@$pol:$d"
+		eval "d_${m%%[.-]*}=\"\$d\""
+	done
+	set -- $(vma $p bigtext-pie)
+	case "$pol:$(uname -m):$page" in
+	never:*)
+		echo "# place $(uname -m)/bigtext-pie@never start=$(printf %x $1) offset=$(printf %x $3)"
+		;;
+	auto:*:4096)
+		check_placed $pol bigtext-pie $((2 << 20)) "$d_bigtext" pmd
+		check_placed $pol $ld 65536 "$d_ld" 64K
+		check_placed $pol libc.so.6 65536 "$d_libc" 64K
+		;;
+	2M:*:4096)
+		# Smaller text gets the largest folios whose aligned block it
+		# holds, and is placed for them: not only 64K folios.
+		check_placed $pol bigtext-pie $((2 << 20)) "$d_bigtext" pmd
+		check_placed $pol $ld 65536 "$d_ld" -
+		check_placed $pol libc.so.6 65536 "$d_libc" -
+		;;
+	64K:*:4096 | arch:aarch64:4096)
+		check_placed $pol bigtext-pie 65536 "$d_bigtext" 64K
+		check_placed $pol $ld 65536 "$d_ld" 64K
+		check_placed $pol libc.so.6 65536 "$d_libc" 64K
+		;;
+	arch:aarch64:* | auto:aarch64:*)
+		# 16K and 64K pages: the arch's 2M folios, one contpte block.
+		check_placed $pol bigtext-pie $((2 << 20)) "$d_bigtext" cont
+		;;
+	esac
+	kill -9 $p
+	wait $p 2> /dev/null
+
+	case $pol in
+	never) aslr never $((aslr_runs / 4)) ;;
+	*) aslr $pol $aslr_runs ;;
+	esac
+	if [ $pol = never ]; then
+		[ $grain_exe -lt 65536 ] && ok "never: PIE load addresses keep their page grain ($((grain_exe / 1024))K)" ||
+			nok "never: PIE load addresses keep their page grain ($((grain_exe / 1024))K)"
+	else
+		[ $grain_exe -ge 65536 ] && ok "$pol: PIE load addresses on a grain of $((grain_exe / 1024))K" ||
+			nok "$pol: PIE load addresses on a grain of $((grain_exe / 1024))K"
+		[ $distinct_exe -ge $((aslr_runs / 4)) ] &&
+			ok "$pol: PIE load address still random ($distinct_exe distinct in $aslr_runs)" ||
+			nok "$pol: PIE load address still random ($distinct_exe distinct in $aslr_runs)"
+		aslr $pol 5 --no-randomize
+		[ $distinct_exe = 1 ] && [ $distinct_ld = 1 ] &&
+			ok "$pol: ADDR_NO_RANDOMIZE (setarch -R) gives one load address" ||
+			nok "$pol: ADDR_NO_RANDOMIZE (setarch -R) gives one load address ($distinct_exe, $distinct_ld)"
+	fi
+done
+echo arch > $knob
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]
