@@ -14,6 +14,7 @@
 #include <linux/memcontrol.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
+#include <linux/mman.h>
 #include <linux/mmzone.h>
 #include <linux/mutex.h>
 #include <linux/pagemap.h>
@@ -146,12 +147,6 @@ unsigned int exec_folio_cap(unsigned int page_shift, unsigned int pmd_order,
 	unsigned int cap_2m = ilog2(SZ_2M) - page_shift;
 
 	return min3(pmd_order, mapping_max_order, cap_2m);
-}
-
-/* The order of a 64K folio, 0 if the base page is already that large. */
-static unsigned int exec_folio_order_64k(unsigned int page_shift)
-{
-	return page_shift < ilog2(SZ_64K) ? ilog2(SZ_64K) - page_shift : 0;
 }
 
 /*
@@ -340,6 +335,105 @@ unsigned int exec_folio_fault_order(struct vm_area_struct *vma)
 		return order;
 	exec_folio_count(EXEC_FOLIO_STAT_STEPDOWN);
 	return exec_folio_decide(&in);
+}
+
+/**
+ * exec_folio_place - The folio order to place a range of a file for.
+ * @in: The policy's inputs.  @in->vm_start, @in->vm_end and @in->vm_pgoff
+ *	describe the range as if it were mapped congruent with its file
+ *	offset (at an address equal to the offset); @in->low_memory is
+ *	ignored.
+ *
+ * The order a fault would read the range's text into, lowered until the
+ * range holds a whole naturally aligned block of it: placing a mapping
+ * congruent modulo a size costs address-space layout randomization, and
+ * only pays when a folio of that size can then be mapped whole.  Memory
+ * pressure is not looked at: a placement lasts as long as the mapping.
+ *
+ * Return: the order, 0 if no placement finer than a page helps.
+ */
+unsigned int exec_folio_place(const struct exec_folio_input *in)
+{
+	struct exec_folio_input placed = *in;
+	unsigned int order;
+
+	placed.low_memory = false;
+	for (order = exec_folio_decide(&placed);
+	     order >= EXEC_FOLIO_MIN_ORDER; order--) {
+		unsigned long size = 1UL << (order + in->page_shift);
+
+		if (ALIGN(in->vm_start, size) + size <= in->vm_end)
+			return order;
+	}
+	return 0;
+}
+
+/**
+ * exec_folio_place_size - The size to place text of a file congruent for.
+ * @mm: The address space the file is being mapped into; its policy
+ *	applies.
+ * @mapping: The file's mapping.
+ * @offset: The file offset of the range being mapped.
+ * @len: Its length.
+ *
+ * Return: a power of two larger than a page, modulo which the address of
+ * the range should be congruent with @offset; 0 for no constraint.
+ */
+unsigned long exec_folio_place_size(struct mm_struct *mm,
+				    struct address_space *mapping,
+				    loff_t offset, unsigned long len)
+{
+	unsigned long start = offset & PAGE_MASK;
+	struct exec_folio_input in = {
+		.global = READ_ONCE(exec_folio_global_policy),
+		.local = READ_ONCE(mm->exec_folio_policy),
+		.arch_order = exec_folio_order(),
+		.page_shift = PAGE_SHIFT,
+		.pmd_order = PMD_ORDER,
+		.mapping_max_order = mapping_max_folio_order(mapping),
+		.vm_start = start,
+		.vm_end = PAGE_ALIGN(offset + len),
+		.vm_pgoff = start >> PAGE_SHIFT,
+		.thp_disabled = test_bit(MMF_DISABLE_THP, &mm->flags) ||
+				thp_disabled_by_hw(),
+	};
+	unsigned int order;
+
+	if (in.vm_end <= in.vm_start)
+		return 0;
+	order = exec_folio_place(&in);
+	return order ? PAGE_SIZE << order : 0;
+}
+
+/**
+ * exec_folio_mmap_size - The size to place a new file mapping congruent for.
+ * @file: The file being mapped.
+ * @len: The length of the mapping.
+ * @pgoff: Its file page offset.
+ * @flags: The mmap() flags.
+ * @vm_flags: The VMA flags it will have.
+ *
+ * Only private mappings without write permission are placed: that is how
+ * loaders map a library or a program (glibc's ld.so maps the whole file
+ * with its first segment's protection, then each segment over it), and
+ * not how a file is mapped to be written.  The mapping need not be
+ * executable yet: ld.so's first mapping of a library seldom is.  Sizes of
+ * a PMD or more are left to thp_get_unmapped_area(), which tried them.
+ *
+ * Return: the size, or 0 to place the mapping as usual.
+ */
+unsigned long exec_folio_mmap_size(struct file *file, unsigned long len,
+				   unsigned long pgoff, unsigned long flags,
+				   vm_flags_t vm_flags)
+{
+	unsigned long size;
+
+	if ((flags & MAP_TYPE) != MAP_PRIVATE || (vm_flags & VM_WRITE) ||
+	    !current->mm)
+		return 0;
+	size = exec_folio_place_size(current->mm, file->f_mapping,
+				     (loff_t)pgoff << PAGE_SHIFT, len);
+	return size < PMD_SIZE ? size : 0;
 }
 
 /**

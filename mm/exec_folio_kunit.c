@@ -207,8 +207,123 @@ static void exec_folio_test_format(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, buf, "256K");
 }
 
+/*
+ * Placement: a range of a file (the text of a program or a library, or a
+ * whole library as ld.so maps it first) and the order to place it
+ * congruent for, given the policy.
+ */
+struct exec_folio_place_case {
+	const char *name;
+	unsigned int global;
+	unsigned int arch_order;
+	unsigned int page_shift;
+	unsigned int mapping_max_order;
+	unsigned long offset;
+	unsigned long len;
+	bool thp_disabled;
+	unsigned int want;
+};
+
+static const struct exec_folio_place_case exec_folio_place_cases[] = {
+	/* Debian 12's cmake: PIE, 7.2M of text at 0x2d000, two whole 2M blocks */
+	{ "never", P(NEVER, 0), 0, 12, 9, 0x2d000, 0x733000, false, 0 },
+	{ "arch-none", P(ARCH, 0), 0, 12, 9, 0x2d000, 0x733000, false, 0 },
+	{ "auto-pie-pmd", P(AUTO, 0), 0, 12, 9, 0x2d000, 0x733000, false, 9 },
+	{ "auto-pie-thp-disabled", P(AUTO, 0), 0, 12, 9, 0x2d000, 0x733000, true, 4 },
+	{ "order-64k-pie", P(ORDER, 4), 0, 12, 9, 0x2d000, 0x733000, false, 4 },
+	{ "order-2m-pie", P(ORDER, 9), 0, 12, 9, 0x2d000, 0x733000, false, 9 },
+	{ "fs-no-large-folios", P(AUTO, 0), 0, 12, 0, 0x2d000, 0x733000, false, 0 },
+	/* libc's text: 1.3M at 0x26000, no whole 2M block */
+	{ "auto-libc", P(AUTO, 0), 0, 12, 9, 0x26000, 0x14d000, false, 4 },
+	{ "arch-64k-libc", P(ARCH, 0), 4, 12, 9, 0x26000, 0x14d000, false, 4 },
+	{ "order-2m-libc", P(ORDER, 9), 0, 12, 9, 0x26000, 0x14d000, false, 7 },
+	/* ld.so's text: 148K at 0x1000; its whole file, 212K from 0 */
+	{ "auto-ldso-text", P(AUTO, 0), 0, 12, 9, 0x1000, 0x25000, false, 4 },
+	{ "auto-ldso-file", P(AUTO, 0), 0, 12, 9, 0, 0x35000, false, 4 },
+	/* too small for a whole 64K block: the largest whole block */
+	{ "auto-48k", P(AUTO, 0), 0, 12, 9, 0x1000, 0xc000, false, 2 },
+	{ "auto-12k", P(AUTO, 0), 0, 12, 9, 0x1000, 0x3000, false, 0 },
+	/* arm64 16K pages: the arch's 2M contpte block */
+	{ "16k-arch-4m", P(ARCH, 0), 7, 14, 11, 0x10000, 0x400000, false, 7 },
+	{ "16k-auto-4m", P(AUTO, 0), 7, 14, 11, 0x10000, 0x400000, false, 7 },
+	/* arm64 64K pages: the arch's 2M contpte block, no 512M PMD */
+	{ "64k-arch-10m", P(ARCH, 0), 5, 16, 13, 0x10000, 0xa00000, false, 5 },
+	{ "64k-arch-1m", P(ARCH, 0), 5, 16, 13, 0x10000, 0x100000, false, 3 },
+	/* arm64 4K pages: 64K contpte */
+	{ "4k-arch-libc", P(ARCH, 0), 4, 12, 9, 0x10000, 0x140000, false, 4 },
+};
+
+static void exec_folio_place_desc(const struct exec_folio_place_case *c,
+				  char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(exec_folio_place, exec_folio_place_cases,
+		  exec_folio_place_desc);
+
+static void exec_folio_test_place(struct kunit *test)
+{
+	const struct exec_folio_place_case *c = test->param_value;
+	unsigned long page = 1UL << c->page_shift;
+	struct exec_folio_input in = {
+		.global = c->global,
+		.local = P(INHERIT, 0),
+		.arch_order = c->arch_order,
+		.page_shift = c->page_shift,
+		.pmd_order = c->page_shift - 3,
+		.mapping_max_order = c->mapping_max_order,
+		.vm_start = c->offset & ~(page - 1),
+		.vm_end = ALIGN(c->offset + c->len, page),
+		.vm_pgoff = c->offset >> c->page_shift,
+		.low_memory = true,	/* ignored: placement outlives pressure */
+		.thp_disabled = c->thp_disabled,
+	};
+	unsigned int order = exec_folio_place(&in);
+	unsigned long size = 1UL << (order + c->page_shift);
+
+	KUNIT_EXPECT_EQ(test, order, c->want);
+	if (!order)
+		return;
+	/* A whole aligned block of the size fits in the range. */
+	KUNIT_EXPECT_LE(test, ALIGN(in.vm_start, size) + size, in.vm_end);
+	/* Never more than a fault would read. */
+	in.low_memory = false;
+	KUNIT_EXPECT_LE(test, order, exec_folio_decide(&in));
+}
+
+static void exec_folio_test_congruent(struct kunit *test)
+{
+	static const struct {
+		unsigned long addr, vaddr, offset, size;
+	} c[] = {
+		{ 0x555555554000UL, 0x2d000, 0x2d000, SZ_2M },
+		{ 0x555555400000UL, 0x2d000, 0x2d000, SZ_2M },
+		{ 0x7f0000001000UL, 0x1000, 0x3000, SZ_64K },
+		{ 0x7f0000005000UL, 0x1000, 0x3000, SZ_64K },
+		{ 0xaaaaaaab0000UL, 0x10000, 0x0, SZ_2M },
+	};
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(c); i++) {
+		unsigned long r = exec_folio_congruent(c[i].addr, c[i].vaddr,
+						       c[i].offset, c[i].size);
+
+		KUNIT_EXPECT_EQ(test, (r + c[i].vaddr - c[i].offset) &
+				(c[i].size - 1), 0UL);
+		KUNIT_EXPECT_LE(test, r, c[i].addr);
+		KUNIT_EXPECT_LT(test, c[i].addr - r, c[i].size);
+	}
+	/* Already congruent: unchanged. */
+	KUNIT_EXPECT_EQ(test, exec_folio_congruent(0x555555400000UL, 0x2d000,
+						   0x2d000, SZ_2M),
+			0x555555400000UL);
+}
+
 static struct kunit_case exec_folio_test_cases[] = {
 	KUNIT_CASE_PARAM(exec_folio_test_decide, exec_folio_gen_params),
+	KUNIT_CASE_PARAM(exec_folio_test_place, exec_folio_place_gen_params),
+	KUNIT_CASE(exec_folio_test_congruent),
 	KUNIT_CASE(exec_folio_test_cap),
 	KUNIT_CASE(exec_folio_test_format),
 	{}

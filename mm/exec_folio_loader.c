@@ -20,32 +20,33 @@
 
 #include <linux/exec_folio.h>
 #include <linux/fs.h>
-#include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/pagemap.h>
 #include <linux/sched.h>
-#include <linux/sizes.h>
 
 #include "internal.h"
 
-/*
- * The folio order that the policy of @mm (NULL for a kernel thread's
- * exec) reads text in @mapping into, where no VMA is known yet: "auto"
- * is taken as its size for text that cannot be PMD-mapped, and nothing
- * above the architecture's size or 64K is used here (a PMD-size folio
- * at the start of a binary would hold its headers and segments other
- * than the text, and could seldom be PMD-mapped).  As for faults, less
- * while memory is short.
+/**
+ * exec_folio_binary_order - The order the policy reads a binary's text in.
+ * @mm: The address space (NULL for a kernel thread's exec).
+ * @mapping: The binary's mapping.
+ *
+ * Where no VMA is known yet: "auto" is taken as its size for text that
+ * cannot be PMD-mapped, and nothing above the architecture's size or 64K
+ * is used here (a PMD-size folio at the start of a binary would hold its
+ * headers and segments other than the text, and could seldom be
+ * PMD-mapped).  As for faults, less while memory is short.
+ *
+ * Return: the order, 0 if the policy leaves @mm's text in small folios.
  */
-static unsigned int exec_folio_binary_order(struct mm_struct *mm,
-					    struct address_space *mapping)
+unsigned int exec_folio_binary_order(struct mm_struct *mm,
+				     struct address_space *mapping)
 {
 	unsigned int local = mm ? READ_ONCE(mm->exec_folio_policy) :
 				  EXEC_FOLIO_INHERIT;
 	unsigned int policy = exec_folio_effective(READ_ONCE(exec_folio_global_policy),
 						   local);
-	unsigned int order_64k = ilog2(SZ_64K) > PAGE_SHIFT ?
-				 ilog2(SZ_64K) - PAGE_SHIFT : 0;
+	unsigned int order_64k = exec_folio_order_64k(PAGE_SHIFT);
 	unsigned int order;
 
 	switch (EXEC_FOLIO_POLICY_MODE(policy)) {

@@ -44,6 +44,32 @@ enum exec_folio_mode {
 /* The smallest explicit order offered; as for anonymous mTHP, not 1. */
 #define EXEC_FOLIO_MIN_ORDER	2
 
+/* The order of a 64K folio, 0 if the base page is already that large. */
+static inline unsigned int exec_folio_order_64k(unsigned int page_shift)
+{
+	return page_shift < 16 ? 16 - page_shift : 0;
+}
+
+/**
+ * exec_folio_congruent - Move a load address onto a congruent one.
+ * @addr: The address chosen for the start of an image.
+ * @vaddr: The virtual address a segment has in the image.
+ * @offset: The file offset of that segment.
+ * @size: A power of two.
+ *
+ * Return: the highest address not above @addr at which the segment,
+ * loaded at @addr + @vaddr, is congruent with @offset modulo @size.
+ */
+static inline unsigned long exec_folio_congruent(unsigned long addr,
+						 unsigned long vaddr,
+						 unsigned long offset,
+						 unsigned long size)
+{
+	unsigned long ret = (addr & ~(size - 1)) + ((offset - vaddr) & (size - 1));
+
+	return ret > addr ? ret - size : ret;
+}
+
 /**
  * struct exec_folio_input - What the exec folio decision depends on.
  * @global: The global policy (never INHERIT).
@@ -105,6 +131,13 @@ unsigned int exec_folio_cap(unsigned int page_shift, unsigned int pmd_order,
 			    unsigned int mapping_max_order);
 unsigned int exec_folio_decide(const struct exec_folio_input *in);
 unsigned int exec_folio_fault_order(struct vm_area_struct *vma);
+unsigned int exec_folio_place(const struct exec_folio_input *in);
+unsigned long exec_folio_place_size(struct mm_struct *mm,
+				    struct address_space *mapping,
+				    loff_t offset, unsigned long len);
+unsigned long exec_folio_mmap_size(struct file *file, unsigned long len,
+				   unsigned long pgoff, unsigned long flags,
+				   vm_flags_t vm_flags);
 bool exec_folio_memory_low(unsigned long nr_pages);
 unsigned int exec_folio_max_order(void);
 bool exec_folio_policy_is_large(unsigned int policy);
@@ -129,6 +162,49 @@ static inline unsigned int exec_folio_vma_order(struct vm_area_struct *vma)
 	    !static_branch_unlikely(&exec_folio_enabled))
 		return 0;
 	return exec_folio_fault_order(vma);
+}
+
+/**
+ * exec_folio_mmap_align - Place a new file mapping for its text's folios.
+ * @file: The file being mapped, not MAP_FIXED.
+ * @len: The length of the mapping.
+ * @pgoff: Its file page offset.
+ * @flags: The mmap() flags.
+ * @vm_flags: The VMA flags it will have.
+ *
+ * Called by thp_get_unmapped_area() when it found no PMD-aligned place.
+ *
+ * Return: the size modulo which the mapping's address should be congruent
+ * with its file offset, or 0.
+ */
+static inline unsigned long exec_folio_mmap_align(struct file *file,
+						  unsigned long len,
+						  unsigned long pgoff,
+						  unsigned long flags,
+						  vm_flags_t vm_flags)
+{
+	if (!static_branch_unlikely(&exec_folio_enabled))
+		return 0;
+	return exec_folio_mmap_size(file, len, pgoff, flags, vm_flags);
+}
+
+/**
+ * exec_folio_text_align - Place a program's text for its folios.
+ * @file: The program, being loaded by execve() into current->mm.
+ * @offset: The file offset of its text.
+ * @len: The length of its text.
+ *
+ * Return: the size modulo which the text's address should be congruent
+ * with @offset, or 0.
+ */
+static inline unsigned long exec_folio_text_align(struct file *file,
+						  loff_t offset,
+						  unsigned long len)
+{
+	if (!static_branch_unlikely(&exec_folio_enabled))
+		return 0;
+	return exec_folio_place_size(current->mm, file->f_mapping, offset,
+				     len);
 }
 
 DECLARE_PER_CPU(unsigned long, exec_folio_stats[NR_EXEC_FOLIO_STATS]);
@@ -157,6 +233,8 @@ bool exec_folio_read_binary(struct readahead_control *ractl,
 			    unsigned long req_count);
 bool exec_folio_binary_ra(struct vm_fault *vmf, unsigned long ra_pages,
 			  pgoff_t *start, unsigned long *nr);
+unsigned int exec_folio_binary_order(struct mm_struct *mm,
+				     struct address_space *mapping);
 
 /**
  * exec_folio_exec_read - Read what execve() reads of a binary.
@@ -191,18 +269,53 @@ static inline bool exec_folio_exec_read(struct readahead_control *ractl,
  * @start: Where the window to read starts, if true is returned.
  * @nr: Its length in pages.
  *
- * Return: true if @vmf is on a binary that execve() opened whose text the
- * policy reads into large folios; then read only [@start, @start + @nr),
- * which stays inside the faulting mapping's part of the file.
+ * A binary is a file that execve() opened, or one mapped private and
+ * read-only, as the dynamic loader maps a library's segments other than
+ * its text and data.
+ *
+ * Return: true if @vmf is on a binary of a process whose text the policy
+ * reads into large folios; then read only [@start, @start + @nr), which
+ * stays inside the faulting mapping's part of the file.
  */
 static inline bool exec_folio_binary_window(struct vm_fault *vmf,
 					    unsigned long ra_pages,
 					    pgoff_t *start, unsigned long *nr)
 {
-	if (!static_branch_unlikely(&exec_folio_enabled) ||
-	    !(vmf->vma->vm_file->f_flags & __FMODE_EXEC))
+	struct vm_area_struct *vma = vmf->vma;
+
+	if (!static_branch_unlikely(&exec_folio_enabled))
+		return false;
+	if (!(vma->vm_file->f_flags & __FMODE_EXEC) &&
+	    (vma->vm_flags & (VM_MAYSHARE | VM_WRITE)))
 		return false;
 	return exec_folio_binary_ra(vmf, ra_pages, start, nr);
+}
+
+/**
+ * exec_folio_binary_async_ra - Keep async readahead out of a binary's text.
+ * @vmf: A fault that found a folio marked for async readahead.
+ *
+ * A loader's read() of a binary's headers leaves a readahead mark, and
+ * the first fault on a marked folio, by the loader's first mapping of the
+ * binary or by its text, would read ahead sequentially into the text in
+ * small folios, ramping up.  Text, and a binary's other mappings, are
+ * read by their faults instead.
+ *
+ * Return: true if @vmf is on text, or on a binary (see
+ * exec_folio_binary_window()), of a process whose text the policy reads
+ * into large folios: then do no async readahead.
+ */
+static inline bool exec_folio_binary_async_ra(struct vm_fault *vmf)
+{
+	struct vm_area_struct *vma = vmf->vma;
+
+	if (!static_branch_unlikely(&exec_folio_enabled))
+		return false;
+	if (!(vma->vm_flags & VM_EXEC) &&
+	    !(vma->vm_file->f_flags & __FMODE_EXEC) &&
+	    (vma->vm_flags & (VM_MAYSHARE | VM_WRITE)))
+		return false;
+	return exec_folio_binary_order(vma->vm_mm, vma->vm_file->f_mapping);
 }
 
 /* mm/exec_folio_prctl.c: PR_SET/GET_EXEC_FOLIO_ORDER */
@@ -230,12 +343,26 @@ static inline void exec_folio_sysfs_init(struct kobject *hugepage_kobj)
  */
 static inline unsigned int exec_folio_vma_order(struct vm_area_struct *vma)
 {
-	unsigned int order_64k = PAGE_SHIFT < 16 ? 16 - PAGE_SHIFT : 0;
-
 	if (!(vma->vm_flags & VM_EXEC))
 		return 0;
-	return min3(exec_folio_order(), order_64k,
+	return min3(exec_folio_order(), exec_folio_order_64k(PAGE_SHIFT),
 		    mapping_max_folio_order(vma->vm_file->f_mapping));
+}
+
+static inline unsigned long exec_folio_mmap_align(struct file *file,
+						  unsigned long len,
+						  unsigned long pgoff,
+						  unsigned long flags,
+						  vm_flags_t vm_flags)
+{
+	return 0;
+}
+
+static inline unsigned long exec_folio_text_align(struct file *file,
+						  loff_t offset,
+						  unsigned long len)
+{
+	return 0;
 }
 
 static inline void exec_folio_mm_init(struct mm_struct *mm,
@@ -252,6 +379,11 @@ static inline bool exec_folio_exec_read(struct readahead_control *ractl,
 static inline bool exec_folio_binary_window(struct vm_fault *vmf,
 					    unsigned long ra_pages,
 					    pgoff_t *start, unsigned long *nr)
+{
+	return false;
+}
+
+static inline bool exec_folio_binary_async_ra(struct vm_fault *vmf)
 {
 	return false;
 }
