@@ -164,7 +164,7 @@ def file_table(prog, runs, pols, files, rest):
            '| --- | --- | ---: | --- | --- | --- | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: |']
     rows = [(name(f), lambda pol, f=f: runs[pol]['files'].get(f)) for f in files]
     if rest:
-        rows.append((f'{len(rest)} small libraries',
+        rows.append((f'{len(rest)} small librar{"y" if len(rest) == 1 else "ies"}',
                      lambda pol: summed(rest, lambda f: runs[pol]['files'].get(f))))
     never = 'never' if 'never' in runs else 'stock' if 'stock' in runs else None
     for label, get in rows:
