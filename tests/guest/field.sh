@@ -52,6 +52,8 @@ aarch64) arch=arm64-${pk}k ;;
 *) arch=$(uname -m) ;;
 esac
 if [ -e $knob ]; then
+	# The policy to restore at the end: the word in brackets.
+	saved=$(sed 's/.*\[\(.*\)\].*/\1/' $knob)
 	accepted=" $(tr -d '[]' < $knob) "
 	policies=
 	for p in ${FIELD_POLICIES:-never arch auto 64K 2M}; do
@@ -71,7 +73,7 @@ mount -t proc proc "$dir/proc" && mount -t devtmpfs devtmpfs "$dir/dev" ||
 cleanup() {
 	[ -n "${pid:-}" ] && kill -9 "$pid" 2>/dev/null
 	umount "$dir/proc" "$dir/dev" 2>/dev/null
-	[ -e $knob ] && echo arch > $knob
+	[ -n "${saved:-}" ] && echo "$saved" > $knob
 }
 trap cleanup EXIT
 
