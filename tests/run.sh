@@ -140,6 +140,13 @@ fi
 phase "building the guest programs"
 progs=$build/guest-x86_64
 check "guest programs build" "$repo/tests/lib/build-guest-progs.sh" "$build/src" "$progs"
+# Real Debian programs with their ldd closure (python3.11, cmake, perl),
+# for a guest of their own: the closure is 81 MB (tests/guest/field.sh).
+rm -rf "$build/field-x86_64"
+mkdir -p "$build/field-x86_64"
+cp "$progs/exec_folio_ctl" "$build/field-x86_64/"
+check "real programs copied for the x86_64 guest" \
+	"$repo/tests/lib/field-closure.sh" "$build/field-x86_64/field"
 
 # boot NAME KERNEL CMDLINE PLAN-LINES... : one guest run, judged.  The
 # guest runs the programs in $progs; GUEST_ARCH and BUSYBOX choose arm64.
@@ -184,6 +191,11 @@ GUEST_TIMEOUT=1500 boot x86_64 "$bz" "" "selftest $selftest" "utility sh /tests/
 	"dynlib sh /tests/bin/dynlib.sh" "place sh /tests/bin/place.sh never 64K auto 2M" \
 	"overlay sh /tests/bin/overlay.sh" "stress-exec sh /tests/bin/stress.sh exec" "stress-file sh /tests/bin/stress.sh file" \
 	"stress-ovl sh /tests/bin/stress.sh ovl" "faultinject sh /tests/bin/faultinject.sh"
+
+phase "real programs: per mapped file, under each policy"
+KUNIT_EXPECT=""
+progs=$build/field-x86_64 GUEST_TIMEOUT=600 boot field-x86_64 "$bz" "" \
+	"field sh /tests/bin/field/field.sh"
 
 phase "booting with exec_order= on the command line"
 KUNIT_EXPECT=""
@@ -250,6 +262,8 @@ if [ -n "$arm64_sizes" ]; then
 	phase "building the arm64 guest programs"
 	check "arm64 guest programs build" env CROSS_COMPILE=aarch64-linux-gnu- \
 		"$repo/tests/lib/build-guest-progs.sh" "$build/src" "$build/guest-arm64"
+	check "real programs copied for the arm64 guests" \
+		"$repo/tests/lib/field-closure.sh" --arch arm64 "$build/guest-arm64/field"
 fi
 for ps in $arm64_sizes; do
 	phase "arm64 with $ps pages: building"
@@ -271,7 +285,8 @@ for ps in $arm64_sizes; do
 	progs=$build/guest-arm64-$ps GUEST_ARCH=arm64 GUEST_TIMEOUT=400 \
 		BUSYBOX=$build/arm64/busybox boot "arm64-$ps" "$obj/arch/arm64/boot/Image" "" \
 		"selftest $selftest" "utility sh /tests/bin/utility.sh" \
-		"contpte sh /tests/bin/contpte.sh" "place sh /tests/bin/place.sh never arch auto"
+		"contpte sh /tests/bin/contpte.sh" "place sh /tests/bin/place.sh never arch auto" \
+		"field sh /tests/bin/field/field.sh"
 	# exec_order=64K on the command line: a size with 4K and 16K pages,
 	# a single page (refused, default kept) with 64K pages.
 	knob=/sys/kernel/mm/transparent_hugepage/exec_order
@@ -297,4 +312,8 @@ if [ "$with_stock" = 1 ]; then
 	check "order 0 (never) matches stock 6.12" python3 \
 		"$repo/tests/lib/folio-table.py" --compare stock never "$build/folio-dist.txt"
 fi
+# Per-file tables and plots of the real programs (bench/run.sh writes
+# them into bench/).
+python3 "$repo/tests/lib/field-table.py" --out "$build" --png "$logs"/guest-*.log \
+	> "$logs/field-tables.md" 2>> "$logs/checks.log" || true
 finish

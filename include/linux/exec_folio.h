@@ -269,9 +269,10 @@ static inline bool exec_folio_exec_read(struct readahead_control *ractl,
  * @start: Where the window to read starts, if true is returned.
  * @nr: Its length in pages.
  *
- * A binary is a file that execve() opened, or one mapped private and
- * read-only, as the dynamic loader maps a library's segments other than
- * its text and data.
+ * A binary is a file that execve() opened, or one mapped private, as
+ * the dynamic loader maps a library's segments: read-around of its data
+ * or read-only data would otherwise fill the neighbouring text with small
+ * folios before the text is faulted.
  *
  * Return: true if @vmf is on a binary of a process whose text the policy
  * reads into large folios; then read only [@start, @start + @nr), which
@@ -286,7 +287,7 @@ static inline bool exec_folio_binary_window(struct vm_fault *vmf,
 	if (!static_branch_unlikely(&exec_folio_enabled))
 		return false;
 	if (!(vma->vm_file->f_flags & __FMODE_EXEC) &&
-	    (vma->vm_flags & (VM_MAYSHARE | VM_WRITE)))
+	    (vma->vm_flags & VM_MAYSHARE))
 		return false;
 	return exec_folio_binary_ra(vmf, ra_pages, start, nr);
 }
@@ -313,7 +314,7 @@ static inline bool exec_folio_binary_async_ra(struct vm_fault *vmf)
 		return false;
 	if (!(vma->vm_flags & VM_EXEC) &&
 	    !(vma->vm_file->f_flags & __FMODE_EXEC) &&
-	    (vma->vm_flags & (VM_MAYSHARE | VM_WRITE)))
+	    (vma->vm_flags & VM_MAYSHARE))
 		return false;
 	return exec_folio_binary_order(vma->vm_mm, vma->vm_file->f_mapping);
 }
