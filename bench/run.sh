@@ -10,7 +10,9 @@
 #    on arm64 with 4K, 16K and 64K pages (--arm64 4k,16k,64k);
 #  - real Debian programs per mapped file and policy (tests/guest/field.sh
 #    in the guests): bench/field-<arch>.md and bench/field-<arch>-<prog>.png,
-#    from the guest logs of the same run.
+#    from the guest logs of the same run;
+#  - text placement and ASLR (tests/guest/place.sh, tests/host/relink.sh):
+#    bench/placement.md.
 #
 # --cold empties ccache first (slow: two cold kernel builds).
 set -euo pipefail
@@ -48,6 +50,11 @@ if python3 "$repo/tests/lib/field-table.py" --out "$repo/bench" --png \
 	field=$(grep -h '\.md$' "$build/bench-field.log" | sed "s|^$repo/||" | tr '\n' ' ')
 fi
 
+# Text placement and ASLR (tests/guest/place.sh in the guests, and
+# tests/host/relink.sh): bench/placement.md.
+python3 "$repo/tests/lib/place-table.py" "$build"/logs/guest-*.log "$build"/logs/host-relink.log \
+	> "$repo/bench/placement.md.new" && mv "$repo/bench/placement.md.new" "$repo/bench/placement.md"
+
 {
 	echo "# exec-folio benchmark results"
 	echo
@@ -82,6 +89,9 @@ fi
 	else
 		echo "Real Debian programs: no \"# field\" lines in the guest logs of this run."
 	fi
+	echo
+	echo "Where text is placed (PIE, ld.so, libc), the share of the possible reached, and"
+	echo "the ASLR bits left, per architecture and policy: bench/placement.md."
 	echo
 	echo "The suite's time from scratch (the CI budget): bench/ci-budget.md."
 } > "$out"

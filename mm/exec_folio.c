@@ -13,6 +13,7 @@
 #include <linux/log2.h>
 #include <linux/memcontrol.h>
 #include <linux/minmax.h>
+#include <linux/compat.h>
 #include <linux/mm.h>
 #include <linux/mman.h>
 #include <linux/mmzone.h>
@@ -395,6 +396,7 @@ unsigned long exec_folio_place_size(struct mm_struct *mm,
 		.vm_end = PAGE_ALIGN(offset + len),
 		.vm_pgoff = start >> PAGE_SHIFT,
 		.thp_disabled = test_bit(MMF_DISABLE_THP, &mm->flags) ||
+				(mm->def_flags & VM_NOHUGEPAGE) ||
 				thp_disabled_by_hw(),
 	};
 	unsigned int order;
@@ -413,12 +415,13 @@ unsigned long exec_folio_place_size(struct mm_struct *mm,
  * @flags: The mmap() flags.
  * @vm_flags: The VMA flags it will have.
  *
- * Only private mappings without write permission are placed: that is how
- * loaders map a library or a program (glibc's ld.so maps the whole file
- * with its first segment's protection, then each segment over it), and
- * not how a file is mapped to be written.  The mapping need not be
+ * Only private file mappings without write permission are placed: that
+ * is how loaders map a library or a program (glibc's ld.so maps the whole
+ * file with its first segment's protection, then each segment over it),
+ * and not how a file is mapped to be written.  The mapping need not be
  * executable yet: ld.so's first mapping of a library seldom is.  Sizes of
  * a PMD or more are left to thp_get_unmapped_area(), which tried them.
+ * Not for anonymous, MAP_FIXED, 32-bit or compat mappings.
  *
  * Return: the size, or 0 to place the mapping as usual.
  */
@@ -428,8 +431,9 @@ unsigned long exec_folio_mmap_size(struct file *file, unsigned long len,
 {
 	unsigned long size;
 
-	if ((flags & MAP_TYPE) != MAP_PRIVATE || (vm_flags & VM_WRITE) ||
-	    !current->mm)
+	if (!file || !IS_ENABLED(CONFIG_64BIT) || in_compat_syscall() ||
+	    (flags & MAP_FIXED) || (flags & MAP_TYPE) != MAP_PRIVATE ||
+	    (vm_flags & VM_WRITE) || !current->mm)
 		return 0;
 	size = exec_folio_place_size(current->mm, file->f_mapping,
 				     (loff_t)pgoff << PAGE_SHIFT, len);

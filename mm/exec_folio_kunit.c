@@ -314,6 +314,9 @@ static void exec_folio_test_congruent(struct kunit *test)
 		KUNIT_EXPECT_LE(test, r, c[i].addr);
 		KUNIT_EXPECT_LT(test, c[i].addr - r, c[i].size);
 	}
+	/* No congruent address at or below it: unchanged. */
+	KUNIT_EXPECT_EQ(test, exec_folio_congruent(0x1000, 0, 0x3000, SZ_64K),
+			0x1000UL);
 	/* Already congruent: unchanged. */
 	KUNIT_EXPECT_EQ(test, exec_folio_congruent(0x555555400000UL, 0x2d000,
 						   0x2d000, SZ_2M),

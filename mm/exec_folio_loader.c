@@ -27,21 +27,17 @@
 
 #include "internal.h"
 
-/**
- * exec_folio_binary_order - The order the policy reads a binary's text in.
- * @mm: The address space (NULL for a kernel thread's exec).
- * @mapping: The binary's mapping.
- *
- * Where no VMA is known yet: "auto" is taken as its size for text that
- * cannot be PMD-mapped, and nothing above the architecture's size or 64K
- * is used here (a PMD-size folio at the start of a binary would hold its
- * headers and segments other than the text, and could seldom be
- * PMD-mapped).  As for faults, less while memory is short.
- *
- * Return: the order, 0 if the policy leaves @mm's text in small folios.
+/*
+ * The folio order that the policy of @mm (NULL for a kernel thread's
+ * exec) reads text in @mapping into, where no VMA is known yet: "auto"
+ * is taken as its size for text that cannot be PMD-mapped, and nothing
+ * above the architecture's size or 64K is used here (a PMD-size folio at
+ * the start of a binary would hold its headers and segments other than
+ * the text, and could seldom be PMD-mapped).  Memory pressure is not
+ * looked at.
  */
-unsigned int exec_folio_binary_order(struct mm_struct *mm,
-				     struct address_space *mapping)
+static unsigned int exec_folio_binary_policy_order(struct mm_struct *mm,
+						   struct address_space *mapping)
 {
 	unsigned int local = mm ? READ_ONCE(mm->exec_folio_policy) :
 				  EXEC_FOLIO_INHERIT;
@@ -66,6 +62,16 @@ unsigned int exec_folio_binary_order(struct mm_struct *mm,
 	order = min3(order, max(exec_folio_order(), order_64k),
 		     exec_folio_cap(PAGE_SHIFT, PMD_ORDER,
 				    mapping_max_folio_order(mapping)));
+	return order < EXEC_FOLIO_MIN_ORDER ? 0 : order;
+}
+
+/* The same, less while memory is short, as for faults. */
+static unsigned int exec_folio_binary_order(struct mm_struct *mm,
+					    struct address_space *mapping)
+{
+	unsigned int order = exec_folio_binary_policy_order(mm, mapping);
+	unsigned int order_64k = exec_folio_order_64k(PAGE_SHIFT);
+
 	if (order > order_64k && exec_folio_memory_low(1UL << order)) {
 		exec_folio_count(EXEC_FOLIO_STAT_STEPDOWN);
 		order = order_64k;
@@ -73,14 +79,27 @@ unsigned int exec_folio_binary_order(struct mm_struct *mm,
 	return order < EXEC_FOLIO_MIN_ORDER ? 0 : order;
 }
 
+/**
+ * exec_folio_binary_large - Does the policy read a binary's text into large folios?
+ * @mm: The address space.
+ * @mapping: The binary's mapping.
+ *
+ * Return: true if the policy of @mm reads the text of @mapping into large
+ * folios (memory pressure aside).
+ */
+bool exec_folio_binary_large(struct mm_struct *mm,
+			     struct address_space *mapping)
+{
+	return exec_folio_binary_policy_order(mm, mapping) > 0;
+}
+
 /*
  * Whether a read of @mapping at @index, while execve() runs, is of the
  * binary's first 2M block and the policy of @mm may read its text into
  * PMD folios: then that block is read as one PMD-size folio.  Where the
- * text starts at file offset 0 (aarch64's default -z noseparate-code, and
- * any binary whose headers share its first text block), a PIE placed for
- * 2M folios, or a program linked at a 2M-aligned address, maps that
- * folio with a PMD; with 64K folios it could not.  Only for binaries
+ * text starts at file offset 0 (aarch64's default -z noseparate-code), a
+ * PIE placed for 2M folios, or a program linked at a 2M-aligned address,
+ * maps that folio with a PMD; with 64K folios it could not.  Only for binaries
  * that hold a whole 2M block, and not for a process or machine that
  * opted out of THP, nor while memory is short.
  */
@@ -92,6 +111,14 @@ static bool exec_folio_binary_pmd(struct mm_struct *mm,
 	unsigned int policy = exec_folio_effective(READ_ONCE(exec_folio_global_policy),
 						   local);
 
+	/*
+	 * Only where the architecture prefers large exec folios (arm64):
+	 * x86_64 links -z separate-code, so a text VMA never starts at
+	 * file offset 0 and a first block read as a PMD folio could only
+	 * be mapped by PTEs.
+	 */
+	if (!exec_folio_order())
+		return false;
 	switch (EXEC_FOLIO_POLICY_MODE(policy)) {
 	case EXEC_FOLIO_AUTO:
 		break;
@@ -145,14 +172,17 @@ bool exec_folio_read_binary(struct readahead_control *ractl,
 
 /**
  * exec_folio_binary_ra - Keep read-around of a binary's data out of its text.
- * @vmf: A page-cache miss on a mapping of a file execve() opened.
+ * @vmf: A page-cache miss on a mapping of a file execve() opened, or on a
+ *	private file mapping.
  * @ra_pages: The file's read-around size.
  * @start: Where to read from, if true is returned.
  * @nr: How many pages to read.
  *
  * For a binary whose text the policy reads into large folios, the usual
  * read-around window (@ra_pages centred on the fault) limited to the part
- * of the file the faulting mapping maps.  The mmap lock is held.
+ * of the file the faulting mapping maps.  On a private mapping of a file
+ * that execve() did not open (a library, as ld.so maps it), only when the
+ * usual window would leave the mapping.  The mmap or VMA lock is held.
  *
  * Return: true to read [@start, @start + @nr) instead of read-around.
  */
@@ -164,10 +194,36 @@ bool exec_folio_binary_ra(struct vm_fault *vmf, unsigned long ra_pages,
 	pgoff_t end = first + vma_pages(vma);
 	pgoff_t begin;
 
-	if (!exec_folio_binary_order(vma->vm_mm, vma->vm_file->f_mapping))
+	if (!(vma->vm_file->f_flags & __FMODE_EXEC) &&
+	    vmf->pgoff - first >= ra_pages / 2 &&
+	    vmf->pgoff - ra_pages / 2 + ra_pages <= end)
+		return false;
+	if (!exec_folio_binary_large(vma->vm_mm, vma->vm_file->f_mapping))
 		return false;
 	begin = vmf->pgoff - min(vmf->pgoff - first, ra_pages / 2);
 	*start = begin;
 	*nr = min(begin + ra_pages, end) - begin;
 	return true;
+}
+
+/**
+ * exec_folio_binary_async - Keep async readahead out of a binary's text.
+ * @vmf: A fault on text, on a file execve() opened, or on a private file
+ *	mapping, that found a folio marked for async readahead.
+ * @ra_pages: The file's readahead size.
+ *
+ * Return: true if the policy reads the process's text into large folios
+ * and @vmf is on text or a file execve() opened, or on a private mapping
+ * whose end the readahead would run past.
+ */
+bool exec_folio_binary_async(struct vm_fault *vmf, unsigned long ra_pages)
+{
+	struct vm_area_struct *vma = vmf->vma;
+
+	if (!exec_folio_binary_large(vma->vm_mm, vma->vm_file->f_mapping))
+		return false;
+	if ((vma->vm_flags & VM_EXEC) ||
+	    (vma->vm_file->f_flags & __FMODE_EXEC))
+		return true;
+	return vmf->pgoff + ra_pages > vma->vm_pgoff + vma_pages(vma);
 }

@@ -58,7 +58,8 @@ static inline unsigned int exec_folio_order_64k(unsigned int page_shift)
  * @size: A power of two.
  *
  * Return: the highest address not above @addr at which the segment,
- * loaded at @addr + @vaddr, is congruent with @offset modulo @size.
+ * loaded at @addr + @vaddr, is congruent with @offset modulo @size; @addr
+ * itself if there is none (@addr below @size).
  */
 static inline unsigned long exec_folio_congruent(unsigned long addr,
 						 unsigned long vaddr,
@@ -67,7 +68,9 @@ static inline unsigned long exec_folio_congruent(unsigned long addr,
 {
 	unsigned long ret = (addr & ~(size - 1)) + ((offset - vaddr) & (size - 1));
 
-	return ret > addr ? ret - size : ret;
+	if (ret <= addr)
+		return ret;
+	return addr >= size ? ret - size : addr;
 }
 
 /**
@@ -166,7 +169,7 @@ static inline unsigned int exec_folio_vma_order(struct vm_area_struct *vma)
 
 /**
  * exec_folio_mmap_align - Place a new file mapping for its text's folios.
- * @file: The file being mapped, not MAP_FIXED.
+ * @file: The file being mapped; NULL for an anonymous mapping.
  * @len: The length of the mapping.
  * @pgoff: Its file page offset.
  * @flags: The mmap() flags.
@@ -188,6 +191,12 @@ static inline unsigned long exec_folio_mmap_align(struct file *file,
 	return exec_folio_mmap_size(file, len, pgoff, flags, vm_flags);
 }
 
+/* Whether any placement can happen: the fault path's static key. */
+static inline bool exec_folio_placing(void)
+{
+	return static_branch_unlikely(&exec_folio_enabled);
+}
+
 /**
  * exec_folio_text_align - Place a program's text for its folios.
  * @file: The program, being loaded by execve() into current->mm.
@@ -203,8 +212,10 @@ static inline unsigned long exec_folio_text_align(struct file *file,
 {
 	if (!static_branch_unlikely(&exec_folio_enabled))
 		return 0;
-	return exec_folio_place_size(current->mm, file->f_mapping, offset,
-				     len);
+	/* On overlayfs, the real file's mapping holds the folios. */
+	return exec_folio_place_size(current->mm,
+				     d_real_inode(file->f_path.dentry)->i_mapping,
+				     offset, len);
 }
 
 DECLARE_PER_CPU(unsigned long, exec_folio_stats[NR_EXEC_FOLIO_STATS]);
@@ -233,8 +244,9 @@ bool exec_folio_read_binary(struct readahead_control *ractl,
 			    unsigned long req_count);
 bool exec_folio_binary_ra(struct vm_fault *vmf, unsigned long ra_pages,
 			  pgoff_t *start, unsigned long *nr);
-unsigned int exec_folio_binary_order(struct mm_struct *mm,
-				     struct address_space *mapping);
+bool exec_folio_binary_async(struct vm_fault *vmf, unsigned long ra_pages);
+bool exec_folio_binary_large(struct mm_struct *mm,
+			     struct address_space *mapping);
 
 /**
  * exec_folio_exec_read - Read what execve() reads of a binary.
@@ -272,7 +284,8 @@ static inline bool exec_folio_exec_read(struct readahead_control *ractl,
  * A binary is a file that execve() opened, or one mapped private, as
  * the dynamic loader maps a library's segments: read-around of its data
  * or read-only data would otherwise fill the neighbouring text with small
- * folios before the text is faulted.
+ * folios before the text is faulted.  For a private mapping, only a
+ * read-around window that would leave the mapping is changed.
  *
  * Return: true if @vmf is on a binary of a process whose text the policy
  * reads into large folios; then read only [@start, @start + @nr), which
@@ -295,6 +308,7 @@ static inline bool exec_folio_binary_window(struct vm_fault *vmf,
 /**
  * exec_folio_binary_async_ra - Keep async readahead out of a binary's text.
  * @vmf: A fault that found a folio marked for async readahead.
+ * @ra_pages: The file's readahead size.
  *
  * A loader's read() of a binary's headers leaves a readahead mark, and
  * the first fault on a marked folio, by the loader's first mapping of the
@@ -303,10 +317,12 @@ static inline bool exec_folio_binary_window(struct vm_fault *vmf,
  * read by their faults instead.
  *
  * Return: true if @vmf is on text, or on a binary (see
- * exec_folio_binary_window()), of a process whose text the policy reads
- * into large folios: then do no async readahead.
+ * exec_folio_binary_window()) whose readahead would leave the faulting
+ * mapping, of a process whose text the policy reads into large folios:
+ * then do no async readahead.
  */
-static inline bool exec_folio_binary_async_ra(struct vm_fault *vmf)
+static inline bool exec_folio_binary_async_ra(struct vm_fault *vmf,
+					      unsigned long ra_pages)
 {
 	struct vm_area_struct *vma = vmf->vma;
 
@@ -316,7 +332,7 @@ static inline bool exec_folio_binary_async_ra(struct vm_fault *vmf)
 	    !(vma->vm_file->f_flags & __FMODE_EXEC) &&
 	    (vma->vm_flags & VM_MAYSHARE))
 		return false;
-	return exec_folio_binary_order(vma->vm_mm, vma->vm_file->f_mapping);
+	return exec_folio_binary_async(vmf, ra_pages);
 }
 
 /* mm/exec_folio_prctl.c: PR_SET/GET_EXEC_FOLIO_ORDER */
@@ -366,6 +382,11 @@ static inline unsigned long exec_folio_text_align(struct file *file,
 	return 0;
 }
 
+static inline bool exec_folio_placing(void)
+{
+	return false;
+}
+
 static inline void exec_folio_mm_init(struct mm_struct *mm,
 				      struct mm_struct *parent)
 {
@@ -384,7 +405,8 @@ static inline bool exec_folio_binary_window(struct vm_fault *vmf,
 	return false;
 }
 
-static inline bool exec_folio_binary_async_ra(struct vm_fault *vmf)
+static inline bool exec_folio_binary_async_ra(struct vm_fault *vmf,
+					      unsigned long ra_pages)
 {
 	return false;
 }
