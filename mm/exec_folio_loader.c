@@ -20,7 +20,6 @@
 
 #include <linux/exec_folio.h>
 #include <linux/fs.h>
-#include <linux/huge_mm.h>
 #include <linux/mm.h>
 #include <linux/pagemap.h>
 #include <linux/sched.h>
@@ -93,52 +92,6 @@ bool exec_folio_binary_large(struct mm_struct *mm,
 	return exec_folio_binary_policy_order(mm, mapping) > 0;
 }
 
-/*
- * Whether a read of @mapping at @index, while execve() runs, is of the
- * binary's first 2M block and the policy of @mm may read its text into
- * PMD folios: then that block is read as one PMD-size folio.  Where the
- * text starts at file offset 0 (aarch64's default -z noseparate-code), a
- * PIE placed for 2M folios, or a program linked at a 2M-aligned address,
- * maps that folio with a PMD; with 64K folios it could not.  Only for binaries
- * that hold a whole 2M block, and not for a process or machine that
- * opted out of THP, nor while memory is short.
- */
-static bool exec_folio_binary_pmd(struct mm_struct *mm,
-				  struct address_space *mapping, pgoff_t index)
-{
-	unsigned int local = mm ? READ_ONCE(mm->exec_folio_policy) :
-				  EXEC_FOLIO_INHERIT;
-	unsigned int policy = exec_folio_effective(READ_ONCE(exec_folio_global_policy),
-						   local);
-
-	/*
-	 * Only where the architecture prefers large exec folios (arm64):
-	 * x86_64 links -z separate-code, so a text VMA never starts at
-	 * file offset 0 and a first block read as a PMD folio could only
-	 * be mapped by PTEs.
-	 */
-	if (!exec_folio_order())
-		return false;
-	switch (EXEC_FOLIO_POLICY_MODE(policy)) {
-	case EXEC_FOLIO_AUTO:
-		break;
-	case EXEC_FOLIO_ORDER:
-		if (EXEC_FOLIO_POLICY_ORDER(policy) >= PMD_ORDER)
-			break;
-		fallthrough;
-	default:
-		return false;
-	}
-	if (index >= (1UL << PMD_ORDER) ||
-	    i_size_read(mapping->host) < ((loff_t)PAGE_SIZE << PMD_ORDER) ||
-	    exec_folio_cap(PAGE_SHIFT, PMD_ORDER,
-			   mapping_max_folio_order(mapping)) < PMD_ORDER ||
-	    (mm && test_bit(MMF_DISABLE_THP, &mm->flags)) ||
-	    thp_disabled_by_hw())
-		return false;
-	return !exec_folio_memory_low(1UL << PMD_ORDER);
-}
-
 /**
  * exec_folio_read_binary - Read what execve() reads of a binary.
  * @ractl: The read()'s readahead control, on a file execve() opened.
@@ -161,8 +114,6 @@ bool exec_folio_read_binary(struct readahead_control *ractl,
 
 	if (!order)
 		return false;
-	if (exec_folio_binary_pmd(current->mm, ractl->mapping, index))
-		order = PMD_ORDER;
 	start = round_down(index, 1UL << order);
 	end = round_up(index + req_count, 1UL << order);
 	ractl->_index = start;
