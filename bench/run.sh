@@ -37,7 +37,7 @@ fi
 warm="$(build_time "$build/obj-x86_64")s"
 
 t0=$(date +%s)
-"$repo/tests/run.sh" --with-stock --arm64 4k,16k,64k > "$build/bench-tests.log" 2>&1 || true
+PLACE_ASLR_RUNS=1000 "$repo/tests/run.sh" --with-stock --arm64 4k,16k,64k > "$build/bench-tests.log" 2>&1 || true
 total=$(( $(date +%s) - t0 ))
 boot=$(grep -h 'QEMU exited' "$build/logs/boot-times.log" | sed 's/.*after //' | tr '\n' ' ')
 

@@ -22,7 +22,7 @@ case $(uname -m) in
 x86_64) ld=ld-linux-x86-64.so.2 never_grain_below=65536 ;;
 *) ld=ld-linux-aarch64.so.1 never_grain_below=$((2 << 20)) ;;
 esac
-aslr_runs=${PLACE_ASLR_RUNS:-1000}
+aslr_runs=${PLACE_ASLR_RUNS:-200}
 
 # at_least A B: A >= B, as decimals.
 at_least() { awk "BEGIN{exit !($1 >= $2)}"; }
