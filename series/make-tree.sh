@@ -35,6 +35,14 @@ stamp=$( {
 		[ -f "series/$d/files" ] && sed 's/#.*//' "series/$d/files" | xargs -r sha1sum
 	done
 	} | sha1sum | cut -d' ' -f1)
+# A negative control of tests/run.sh that was cut short can leave the
+# tree with a patch reverted in the work tree: put it back (only the
+# files that differ are rewritten).
+if [ -d "$out/.git" ] && ! git -C "$out" diff --quiet HEAD 2>/dev/null; then
+	echo "make-tree: $out has uncommitted changes; resetting it to its last commit" >&2
+	git -C "$out" revert --quit 2>/dev/null || true
+	git -C "$out" reset -q --hard HEAD
+fi
 if [ -f "$out/.git/exec-folio-stamp" ] && [ "$(cat "$out/.git/exec-folio-stamp")" = "$stamp" ]; then
 	echo "make-tree: $out is up to date" >&2
 	exit 0

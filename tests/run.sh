@@ -11,9 +11,10 @@
 # "4k,64k", "none" for none.  Page sizes not booted are still
 # cross-compiled (the objects the series touches).
 #
-# --with-stock also builds and boots the unpatched kernel and checks that
-# "never" gives text the same folio sizes as stock 6.12 (slower; the
-# benchmark uses it too).
+# Every run boots Debian's own 6.12 kernel (the same version, without the
+# series) for the stock comparison.  --with-stock also builds the
+# unpatched tree with the test configuration and compares that too
+# (slower; the benchmark uses it).
 #
 # Ends with "N passed, N failed, N skipped"; exit status 0 if none failed.
 set -uo pipefail
@@ -209,6 +210,25 @@ boot cmdline-invalid "$bz" "exec_order=64k" \
 	"cmdline-bad-keeps-default grep -q '\[arch\]' /sys/kernel/mm/transparent_hugepage/exec_order" \
 	"cmdline-bad-warns dmesg | grep -q 'ignoring invalid exec_order=64k'"
 
+# Stock 6.12: Debian's own kernel of the same version (downloaded, no
+# build).  "never", and x86_64's default "arch", must give text the
+# folio sizes stock gives; the selftest must fail there when the feature
+# is required (tests/guest/stock.sh), and the utility must still run a
+# service.
+phase "stock 6.12 (Debian's kernel): the comparison and the negative control"
+KUNIT_EXPECT=""
+dist="$selftest -t boot_policy_distribution"
+if check "Debian's own 6.12 kernel (linux-image-*-cloud-amd64) downloads" \
+	"$repo/tests/lib/debian-kernel.sh" "$build/debian-kernel"; then
+	MODULES=$build/debian-kernel/modules boot stock-debian "$build/debian-kernel/vmlinuz" "" \
+		"stock-dist $dist" "stock sh /tests/bin/stock.sh"
+	boot never "$bz" "exec_order=never" "never-dist $dist"
+	check "never gives text the folio sizes of Debian's stock 6.12" python3 \
+		"$repo/tests/lib/folio-table.py" --compare stock-debian never "$build/folio-dist.txt"
+	check "x86_64's default (arch) gives text the folio sizes of Debian's stock 6.12" python3 \
+		"$repo/tests/lib/folio-table.py" --compare stock-debian x86_64 "$build/folio-dist.txt"
+fi
+
 # Memory pressure: a 256M guest, large-text programs in a memory cgroup
 # with a tight memory.max under never, 2M and auto (tests/guest/memcg.sh;
 # about 70 s on the debug kernel).
@@ -259,6 +279,40 @@ lkdtm_case CORRUPT_LIST_ADD 'list_add corruption' "DEBUG_LIST list corruption"
 lkdtm_case SPINLOCKUP 'WARNING: lock held when returning to user space|BUG: scheduling while atomic' \
 	"lockdep or DEBUG_ATOMIC_SLEEP (spinlock held on return to user space)"
 
+# control NAME PS SUBJECTS PLAN-LINES...: a negative control.  The
+# series without the patches whose subjects are listed (";" between
+# them), reverted in the work tree of $build/src; the arm64 kernel with
+# PS pages rebuilt from it (incrementally, in the same object directory),
+# booted with the plan, and judged against tests/expect/control-NAME.txt,
+# whose "# MUST-FAIL" results are the tests of those patches: they must
+# fail, everything else must still pass.  Then the tree is put back and
+# the kernel rebuilt.
+# control_revert SUBJECTS: revert those commits of $build/src in its
+# work tree, newest first.
+control_revert() {
+	local IFS=';' s c
+	for s in $1; do
+		c=$(git -C "$build/src" log --format=%h -F --grep="$s" -n1 base..HEAD)
+		[ -n "$c" ] || { echo "control: no commit '$s'" >&2; return 1; }
+		git -C "$build/src" revert --no-commit "$c" || return 1
+		echo "control: reverted $c $s"
+	done
+}
+control() {
+	local name=$1 ps=$2 subjects=$3 obj=$build/obj-arm64-$2
+	shift 3
+	local build_args=(env KARCH=arm64 "$repo/tests/lib/build-kernel.sh" "$build/src" "$obj"
+		"$repo/tests/config/arm64.config" "$repo/tests/config/arm64-$ps.config")
+	if check "control $name: the series without \"${subjects//;/\", \"}\" (arm64 $ps)" \
+		control_revert "$subjects" && check "control $name: its kernel builds" "${build_args[@]}"; then
+		progs=$build/guest-arm64-$ps GUEST_ARCH=arm64 GUEST_TIMEOUT=300 \
+			BUSYBOX=$build/arm64/busybox boot "control-$name" "$obj/arch/arm64/boot/Image" "" "$@"
+	fi
+	git -C "$build/src" revert --quit 2>/dev/null
+	git -C "$build/src" reset -q --hard HEAD
+	check "control $name: the whole series rebuilt (arm64 $ps)" "${build_args[@]}"
+}
+
 # arm64, for each page size asked for: the kernel, the contpte probe
 # module built against it, and a guest with the same tests as x86_64 plus
 # the contpte check (tests/guest/contpte.sh).
@@ -303,6 +357,20 @@ for ps in $arm64_sizes; do
 	KUNIT_EXPECT=""
 	progs=$build/guest-arm64-$ps GUEST_ARCH=arm64 BUSYBOX=$build/arm64/busybox \
 		boot "arm64-$ps-cmdline" "$obj/arch/arm64/boot/Image" "exec_order=64K" "$@"
+
+	# Negative controls: the patches that claim a measured effect, each
+	# left out; their tests must fail (about 1 min each).
+	phase "arm64 with $ps pages: negative controls"
+	case $ps in
+	4k)
+		control loader 4k "mm: read a binary in its text's folio size while execve() reads it" \
+			"selftest $selftest"
+		control fill-around 4k "mm/readahead: read exec text around folios that are already cached" \
+			"selftest $selftest" ;;
+	64k)
+		control whole-folio 64k "mm/filemap: map entire large folio faultaround;mm/fault: try to map the entire file folio in finish_fault()" \
+			"selftest $selftest" "contpte sh /tests/bin/contpte.sh" ;;
+	esac
 done
 
 if [ "$with_stock" = 1 ]; then
@@ -310,9 +378,8 @@ if [ "$with_stock" = 1 ]; then
 	check "stock tree" "$repo/series/make-tree.sh" "$build/stock-src" --stock
 	check "stock x86_64 kernel builds" "$repo/tests/lib/build-kernel.sh" \
 		"$build/stock-src" "$build/obj-stock" "$repo/tests/config/x86_64.config"
-	dist="$selftest -t boot_policy_distribution"
+	# (the "never" boot is the one above, beside Debian's kernel)
 	boot stock "$build/obj-stock/arch/x86/boot/bzImage" "" "stock-dist $dist"
-	boot never "$bz" "exec_order=never" "never-dist $dist"
 	check "order 0 (never) matches stock 6.12" python3 \
 		"$repo/tests/lib/folio-table.py" --compare stock never "$build/folio-dist.txt"
 fi

@@ -116,6 +116,15 @@ measured() { good | sed "s/^GUEST-DONE$/GUEST-BEGIN utility\nok - exec --size 64
 verdict expect-measured-name 0 --expect "$tmp/expect-measured.txt" < <(measured 97)
 why='expected utility set 16K round-trips is missing .1 of 2.' verdict expect-repeated-name-missing 1 --expect "$tmp/expect-measured.txt" < <(measured 97 | grep -v 'set 32K')
 
+# Negative controls: a result marked MUST-FAIL must fail, and its step
+# must exit non-zero; one that passes is a failure of the control.
+printf 'kunit exec_folio\nselftest policy.one # MUST-FAIL\nselftest policy.two # SKIP-OK\n' > "$tmp/expect-control.txt"
+control() { good | sed 's/^ok 1 policy.one$/not ok 1 policy.one/; s/GUEST-END selftest rc=0/GUEST-END selftest rc=1/'; }
+verdict control-fails-as-it-must 0 --expect "$tmp/expect-control.txt" < <(control)
+why='policy.one must fail here' verdict control-that-passes 1 --expect "$tmp/expect-control.txt" < <(good)
+why='step selftest exited 0 .it has results that must fail' verdict control-step-exit-0 1 --expect "$tmp/expect-control.txt" < <(control | sed 's/GUEST-END selftest rc=1/GUEST-END selftest rc=0/')
+why='selftest policy.one .* is not in the expected list|policy.one must fail' verdict control-skip-is-no-failure 1 --expect "$tmp/expect-control.txt" < <(good | sed 's/^ok 1 policy.one$/ok 1 policy.one # SKIP no knob/')
+
 # expect-from-log.py: a list from a good log accepts that log (and warns
 # about each SKIP it allowed); it refuses to write one from a failed log.
 gen=$repo/tests/lib/expect-from-log.py

@@ -112,4 +112,5 @@ install -m 0755 "$here/guest/place.sh" "$out/"
 # -B: the last build may have been for the other architecture.
 make -B -s -C "$here/../tools/exec_folio_ctl" exec_folio_ctl.static CC="$cc"
 cp "$here/../tools/exec_folio_ctl/exec_folio_ctl.static" "$out/exec_folio_ctl"
-install -m 0755 "$here/guest/utility.sh" "$here/guest/lib.sh" "$here/guest/overlay.sh" "$out/"
+install -m 0755 "$here/guest/utility.sh" "$here/guest/lib.sh" "$here/guest/overlay.sh" \
+	"$here/guest/stock.sh" "$out/"

@@ -18,6 +18,12 @@ Regenerate a list when tests are added, from a run that passed:
 The log must be good: it refuses (exit 1) a log with a failed result, a
 failed step, a GUEST-ERROR, a kernel splat or no GUEST-DONE, unless
 --force.
+
+--control writes the list of a negative control (a kernel built without
+one of the series' patches): the failed results are written with
+" # MUST-FAIL" (each printed as a warning: a human checks that these, and
+only these, are what the patch is for), and their steps may exit
+non-zero; anything else wrong is still refused.
 """
 import argparse
 import importlib.util
@@ -38,12 +44,19 @@ def main():
     ap.add_argument('-o', '--output', help='write here instead of stdout')
     ap.add_argument('--force', action='store_true',
                     help='write a list even from a log that is not good')
+    ap.add_argument('--control', action='store_true',
+                    help='failed results are MUST-FAIL (a negative control)')
     args = ap.parse_args()
     pre = f'{args.prefix}: ' if args.prefix else ''
 
     con = pc.Console(args.log)
-    problems = [f'{w} {n} failed' for w, n, s, _ in con.results if s == 'not ok']
-    problems += [f'step {s} exited {rc}' for s, rc in con.steps if rc]
+    failing = {w for w, _, s, _ in con.results if s == 'not ok'}
+    problems = [] if args.control else \
+        [f'{w} {n} failed' for w, n, s, _ in con.results if s == 'not ok']
+    problems += [f'step {s} exited {rc}' for s, rc in con.steps
+                 if rc and not (args.control and s in failing)]
+    if args.control and not failing:
+        problems.append('a negative control with no failed result')
     problems += [f'GUEST-ERROR {e}' for e in con.errors]
     problems += [f'kernel splat: {s}' for s in con.splats[:5]]
     if not con.done:
@@ -61,13 +74,18 @@ def main():
     out = [f'# Expected results of the guest boot{" " + args.prefix if args.prefix else ""}, '
            'for tests/lib/parse-console.py --expect.',
            f'# Written by tests/lib/expect-from-log.py from {os.path.basename(args.log)};',
-           '# "# SKIP-OK": may skip.  "# NO-TAP": a step that prints no TAP result.']
+           '# "# SKIP-OK": may skip.  "# NO-TAP": a step that prints no TAP result.'
+           + ('  "# MUST-FAIL": must fail.' if args.control else '')]
     where_seen = []
     for where, name, status, why in con.results:
         if where not in where_seen:
             where_seen.append(where)
         line = f'{where} {name}'
-        if status == 'skip':
+        if status == 'not ok':
+            line += ' # MUST-FAIL'
+            print(f'expect-from-log: warning: {pre}{where} {name} fails: '
+                  'marked MUST-FAIL, review it', file=sys.stderr)
+        elif status == 'skip':
             line += ' # SKIP-OK'
             print(f'expect-from-log: warning: {pre}{where} {name} SKIPs '
                   f'({why or "no reason given"}): marked SKIP-OK, review it',

@@ -24,6 +24,10 @@ per result ("ok - ..." / "not ok - ..."):
     kunit <suite>               a top-level KUnit suite
     <step> # NO-TAP             a step that prints no TAP result
     ... # SKIP-OK               (after a result) it may SKIP
+    ... # MUST-FAIL             (after a result) it must fail: a
+                                negative control, a kernel built
+                                without the patch the test is for; its
+                                step must then exit non-zero too
 
 Lines starting with "#" are comments.  The run fails on a result listed
 but missing, on a result not listed (extra), and on a SKIP not marked
@@ -57,7 +61,7 @@ SPLAT = re.compile(r'(BUG:|WARNING:|Oops|KASAN:|KFENCE:|UBSAN:|'
 # optional "# SKIP why" directive.
 TAP = re.compile(r'^(not ok|ok)(?: \d+(?: -)?| -) (.*?)'
                  r'(?:\s+#\s*(SKIP|skip|Skip)\b(.*))?$')
-DIRECTIVE = re.compile(r'^(.*?)\s+#\s*(SKIP-OK|NO-TAP)\s*$')
+DIRECTIVE = re.compile(r'^(.*?)\s+#\s*(SKIP-OK|NO-TAP|MUST-FAIL)\s*$')
 
 
 def name_key(name):
@@ -114,7 +118,7 @@ class Console:
 
 
 def read_expect(path):
-    """The --expect list: ([(where, name, skip_ok)], {no-TAP steps}, [errors])."""
+    """The --expect list: ([(where, name, directive)], {no-TAP steps}, [errors])."""
     expected, no_tap, bad = [], set(), []
     with open(path) as f:
         for n, raw in enumerate(f, 1):
@@ -134,7 +138,7 @@ def read_expect(path):
             elif len(parts) != 2:
                 bad.append(f'line {n}: want "<step> <test name>" or "kunit <suite>"')
             else:
-                expected.append((parts[0], parts[1], directive == 'SKIP-OK'))
+                expected.append((parts[0], parts[1], directive))
     return expected, no_tap, bad
 
 
@@ -175,15 +179,21 @@ def main():
         no_tap |= more_no_tap
         for b in bad:
             report(False, f'expected-results list {args.expect}: {b}')
-    skip_ok = {}
+    skip_ok, must_fail = {}, set()
     if expected is not None:
-        for where, name, sok in expected:
+        for where, name, directive in expected:
             k = (where, name_key(name))
-            skip_ok[k] = skip_ok.get(k, False) or sok
+            skip_ok[k] = skip_ok.get(k, False) or directive == 'SKIP-OK'
+            if directive == 'MUST-FAIL':
+                must_fail.add(k)
+    fail_steps = {w for w, _ in must_fail}
 
     for where, name, status, why in con.results:
         what = f'{where} {name}'
-        if status == 'skip' and expected is not None and \
+        if (where, name_key(name)) in must_fail:
+            report(status == 'not ok', f'{what} fails, as it must here' if status == 'not ok'
+                   else f'{what} must fail here, but gave "{status}"')
+        elif status == 'skip' and expected is not None and \
                 not skip_ok.get((where, name_key(name))):
             report(False, f'{what} skipped ({why or "no reason given"}), '
                    'not allowed to (no SKIP-OK in the expected list)')
@@ -232,7 +242,10 @@ def main():
         if s not in ended:
             report(False, f'step {s} did not finish')
     for name, rc in con.steps:
-        report(rc == 0, f'step {name} exited {rc}')
+        if name in fail_steps:
+            report(rc != 0, f'step {name} exited {rc} (it has results that must fail)')
+        else:
+            report(rc == 0, f'step {name} exited {rc}')
         if name not in con.tap_steps and name not in no_tap:
             report(False, f'step {name} printed no TAP result (allow it with '
                    f'"{name} # NO-TAP" in the expected list)')

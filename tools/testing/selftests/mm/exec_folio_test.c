@@ -26,6 +26,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -75,6 +76,19 @@ static const char *test_word(void)
 
 	snprintf(word, sizeof(word), "%luK",
 		 (1UL << (test_order() + page_shift())) >> 10);
+	return word;
+}
+
+/* The knob's word for folios of @order, "128K" or "1M". */
+static const char *size_word(unsigned int order)
+{
+	static char word[24];
+	unsigned long kb = (1UL << (order + page_shift())) >> 10;
+
+	if (kb >= 1024)
+		snprintf(word, sizeof(word), "%luM", kb >> 10);
+	else
+		snprintf(word, sizeof(word), "%luK", kb);
 	return word;
 }
 
@@ -674,6 +688,85 @@ TEST_F(policy, header_block_in_large_folio)
 }
 
 /*
+ * Text of which a few pages were read before the exec (a read() of the
+ * file, a scanner, the loader of another binary): each block holding a
+ * cached page is filled around it with the largest aligned folios that
+ * fit (one page before it, then 2, 4, ... pages), not with single pages,
+ * and every other whole block is still one folio.  The pages are read
+ * with POSIX_FADV_RANDOM, so that exactly they are cached (mincore()
+ * checks it), each the second page of its block.
+ */
+TEST_F(policy, text_fills_around_cached_pages)
+{
+	unsigned int order = test_order(), i;
+	unsigned long psize = sysconf(_SC_PAGESIZE), nr = 1UL << order;
+	unsigned long start, first, last, pick[3], npages, cached = 0;
+	uint64_t base_small, want;
+	const char *path = helper(text_helper(order));
+	struct text_walk tw;
+	unsigned char *vec;
+	char real[PATH_MAX], buf[64];
+	void *map;
+	pid_t pid;
+	int fd;
+
+	ASSERT_EQ(knob_set(test_word()), 0);
+	ASSERT_EQ(measure(text_helper(order), "fill-around@baseline", &tw), 0);
+	base_small = tw.report.file.small;
+	/* The whole blocks of the text, in file pages. */
+	start = tw.text.pgoff / psize;
+	first = (start + nr - 1) & ~(nr - 1);
+	last = (start + (tw.text.end - tw.text.start) / psize) & ~(nr - 1);
+	ASSERT_GE(last - first, 8 * nr);
+	pick[0] = first + nr;
+	pick[1] = first + ((last - first) / nr / 2) * nr;
+	pick[2] = last - 2 * nr;
+
+	ASSERT_NE(realpath(path, real), NULL);
+	cold_cache();
+	fd = open(real, O_RDONLY);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM), 0);
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(pread(fd, buf, sizeof(buf), (pick[i] + 1) * psize), sizeof(buf));
+	npages = last + nr - start;
+	map = mmap(NULL, npages * psize, PROT_READ, MAP_SHARED, fd, start * psize);
+	ASSERT_NE(map, MAP_FAILED);
+	vec = malloc(npages);
+	ASSERT_NE(vec, NULL);
+	ASSERT_EQ(mincore(map, npages * psize, vec), 0);
+	for (i = 0; i < npages; i++)
+		cached += vec[i] & 1;
+	free(vec);
+	munmap(map, npages * psize);
+	close(fd);
+	ASSERT_EQ(cached, 3) TH_LOG("%lu text pages cached before the exec, not 3", cached);
+
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		execl(real, real, "--stop", (char *)NULL);
+		_exit(127);
+	}
+	ASSERT_EQ(waitpid(pid, &fd, WUNTRACED), pid);
+	ASSERT_TRUE(WIFSTOPPED(fd));
+	ASSERT_EQ(text_report(pid, real, &tw), 0);
+	reap(pid);
+	print_dist("fill-around@3-cached-pages", &tw);
+	/* Per cached page: it and the one-page gap before it. */
+	EXPECT_LE(tw.report.file.small, base_small + 2 * 3)
+		TH_LOG("%llu pages in single-page folios, %llu without the cached pages",
+		       (unsigned long long)tw.report.file.small,
+		       (unsigned long long)base_small);
+	want = (last - first) - 3 * nr;
+	EXPECT_EQ(tw.report.file.aligned[order] +
+		  (order == tw.fw.pmd_order ? tw.report.file.pmd_mapped : 0), want)
+		TH_LOG("%llu pages of the other whole blocks in order-%u folios, want %llu",
+		       (unsigned long long)tw.report.file.aligned[order], order,
+		       (unsigned long long)want);
+}
+
+/*
  * The read never goes past the text VMA: bigtext-2m has about 1M of
  * file padding between its text and its read-only data, and none of the
  * padding right after the text may be in the page cache afterwards.
@@ -1040,7 +1133,9 @@ static void status_word(pid_t pid, char *word, size_t len)
 /*
  * A process's setting survives fork and execve: read back with
  * PR_GET_EXEC_FOLIO_ORDER in a forked child, in /proc/<pid>/status of an
- * exec'd one, and in the folio sizes of that one's text.
+ * exec'd one, and in the folio sizes of that one's text.  The global
+ * policy is the next larger size, so text in the process's size can come
+ * from nothing else (with 4K pages on arm64 "arch" is the test size).
  */
 TEST_F(policy, prctl_inherited_across_fork_and_exec)
 {
@@ -1051,8 +1146,7 @@ TEST_F(policy, prctl_inherited_across_fork_and_exec)
 	int status;
 	pid_t pid;
 
-	ASSERT_EQ(knob_set("never"), 0);
-	ASSERT_EQ(knob_set("arch"), 0);
+	ASSERT_EQ(knob_set(size_word(order + 1)), 0);
 	ASSERT_EQ(prctl(PR_SET_EXEC_FOLIO_ORDER, PR_EXEC_FOLIO_ORDER, order, 0, 0), 0);
 	ASSERT_EQ(get_policy(), want);
 	status_word(getpid(), word, sizeof(word));
@@ -1074,10 +1168,107 @@ TEST_F(policy, prctl_inherited_across_fork_and_exec)
 	reap(pid);
 	print_dist("prctl", &tw);
 	EXPECT_GE(pct_order(&tw, order), 90.0);
+	expect_blocks(_metadata, &tw, "prctl", order);
+	EXPECT_EQ(pages_from_order(&tw, order + 1), 0);
 
 	ASSERT_EQ(prctl(PR_SET_EXEC_FOLIO_ORDER, PR_EXEC_FOLIO_INHERIT, 0, 0, 0), 0);
 	status_word(getpid(), word, sizeof(word));
 	EXPECT_STREQ(word, "inherit");
+}
+
+/*
+ * The prctl needs no privilege: a process that dropped to nobody sets its
+ * size and execs; its text is read in that size (the global policy is
+ * the next larger one), and the global policy is unchanged.
+ */
+TEST_F(policy, prctl_unprivileged_then_exec)
+{
+	unsigned int order = test_order();
+	const char *name = text_helper(order);
+	char real[PATH_MAX], global[32];
+	struct knob_state st;
+	struct text_walk tw;
+	int status;
+	pid_t pid;
+
+	snprintf(global, sizeof(global), "%s", size_word(order + 1));
+	ASSERT_EQ(knob_set(global), 0);
+	ASSERT_NE(realpath(helper(name), real), NULL);
+	cold_cache();
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		if (setgroups(0, NULL) || setgid(65534) || setuid(65534))
+			_exit(2);
+		if (prctl(PR_SET_EXEC_FOLIO_ORDER, PR_EXEC_FOLIO_ORDER, order, 0, 0))
+			_exit(3);
+		execl(real, real, "--stop", (char *)NULL);
+		perror(real);
+		_exit(127);
+	}
+	ASSERT_EQ(waitpid(pid, &status, WUNTRACED), pid);
+	ASSERT_TRUE(WIFSTOPPED(status))
+		TH_LOG("the unprivileged child exited %d (2: setuid, 3: prctl, 127: exec)",
+		       WEXITSTATUS(status));
+	ASSERT_EQ(text_report(pid, real, &tw), 0);
+	reap(pid);
+	print_dist("prctl-unprivileged", &tw);
+	expect_blocks(_metadata, &tw, "prctl-unprivileged", order);
+	EXPECT_EQ(pages_from_order(&tw, order + 1), 0);
+	EXPECT_STREQ(knob_active(&st), global);
+}
+
+/*
+ * The process's own mode wins over a different global policy: "never"
+ * gives read-around, "arch" the arch's size, "auto" a PMD for 2M-aligned
+ * text, where the global policy is an explicit size none of them gives.
+ */
+static void process_mode_over_global(struct __test_metadata *_metadata,
+				     unsigned long mode, const char *name,
+				     struct text_walk *tw)
+{
+	char label[48];
+
+	ASSERT_EQ(knob_set(size_word(test_order() + 1)), 0);
+	ASSERT_EQ(prctl(PR_SET_EXEC_FOLIO_ORDER, mode, 0, 0, 0), 0);
+	snprintf(label, sizeof(label), "%s@%s+process-%s", name,
+		 size_word(test_order() + 1),
+		 mode == PR_EXEC_FOLIO_NEVER ? "never" :
+		 mode == PR_EXEC_FOLIO_ARCH ? "arch" : "auto");
+	ASSERT_EQ(measure(name, label, tw), 0);
+}
+
+TEST_F(policy, process_never_over_global_size)
+{
+	struct text_walk tw;
+
+	process_mode_over_global(_metadata, PR_EXEC_FOLIO_NEVER, "bigtext", &tw);
+	EXPECT_LT(pct_from_order(&tw, READ_AROUND_MAX_ORDER + 1), 5.0);
+}
+
+TEST_F(policy, process_arch_over_global_size)
+{
+	unsigned int order = expected_arch_order();
+	struct text_walk tw;
+
+	process_mode_over_global(_metadata, PR_EXEC_FOLIO_ARCH, text_helper(order), &tw);
+	if (!order) {
+		EXPECT_LT(pct_from_order(&tw, READ_AROUND_MAX_ORDER + 1), 5.0);
+		return;
+	}
+	expect_blocks(_metadata, &tw, "process arch", order);
+	EXPECT_EQ(pages_from_order(&tw, order + 1), 0);
+}
+
+TEST_F(policy, process_auto_over_global_size)
+{
+	struct text_walk tw;
+
+	if (folio_walk_pmd_order(page_shift()) + page_shift() > 21)
+		SKIP(return, "a PMD is larger than the 2M cap with this page size");
+	process_mode_over_global(_metadata, PR_EXEC_FOLIO_AUTO, "bigtext-2m", &tw);
+	EXPECT_GT(tw.report.file.pmd_mapped, 0);
+	EXPECT_GE(tw.text.file_pmd_kb, 2048);
 }
 
 /* The global "never" wins over any process's setting. */
