@@ -37,7 +37,15 @@ fi
 warm="$(build_time "$build/obj-x86_64")s"
 
 t0=$(date +%s)
-PLACE_ASLR_RUNS=1000 "$repo/tests/run.sh" --with-stock --arm64 4k,16k,64k > "$build/bench-tests.log" 2>&1 || true
+# Figures only from a run whose tests all passed: a failed test, or a
+# guest that could not drop its page cache (the guest scripts say
+# GUEST-ERROR, the selftest fails the measurement), writes nothing.
+if ! PLACE_ASLR_RUNS=1000 "$repo/tests/run.sh" --with-stock --arm64 4k,16k,64k > "$build/bench-tests.log" 2>&1; then
+	echo "bench/run.sh: the test run failed ($(tail -1 "$build/bench-tests.log")); see $build/bench-tests.log." >&2
+	grep '^not ok' "$build/bench-tests.log" | head -20 >&2
+	echo "bench/run.sh: no figures written; bench/ is unchanged." >&2
+	exit 1
+fi
 total=$(( $(date +%s) - t0 ))
 boot=$(grep -h 'QEMU exited' "$build/logs/boot-times.log" | sed 's/.*after //' | tr '\n' ' ')
 

@@ -36,12 +36,14 @@ stamp=$( {
 	done
 	} | sha1sum | cut -d' ' -f1)
 # A negative control of tests/run.sh that was cut short can leave the
-# tree with a patch reverted in the work tree: put it back (only the
-# files that differ are rewritten).
-if [ -d "$out/.git" ] && ! git -C "$out" diff --quiet HEAD 2>/dev/null; then
-	echo "make-tree: $out has uncommitted changes; resetting it to its last commit" >&2
+# tree with a patch reverted in its work tree (it marks the tree while it
+# does): put it back (only the files that differ are rewritten).  Any
+# other change is a developer's, kept by the check below.
+if [ -f "$out/.git/exec-folio-control" ]; then
+	echo "make-tree: $out has a negative control's revert left in it; undoing it" >&2
 	git -C "$out" revert --quit 2>/dev/null || true
 	git -C "$out" reset -q --hard HEAD
+	rm -f "$out/.git/exec-folio-control"
 fi
 if [ -f "$out/.git/exec-folio-stamp" ] && [ "$(cat "$out/.git/exec-folio-stamp")" = "$stamp" ]; then
 	echo "make-tree: $out is up to date" >&2
@@ -102,9 +104,12 @@ if [ "$stock" != "--stock" ]; then
 				git_out add -f "$f"
 			done
 		fi
+		# A port of someone else's patch says "From: Name <mail>" on the
+		# line after its subject, as "git format-patch" would: its author.
+		author=$(sed -n '3s/^From: \(.* <.*@.*>\)$/\1/p' "$p/message")
 		GIT_AUTHOR_DATE="2025-01-01T00:00:$(printf %02d $n)Z" \
 		GIT_COMMITTER_DATE="2025-01-01T00:00:$(printf %02d $n)Z" \
-			git_out commit -q -F "$p/message"
+			git_out commit -q ${author:+--author="$author"} -F "$p/message"
 	done
 	echo "make-tree: applied $n patches" >&2
 fi

@@ -281,7 +281,7 @@ END {
 measure() {
 	run=$arch/$1@$4
 	sync
-	echo 3 > /proc/sys/vm/drop_caches
+	drop_caches
 	alloc0=$(stat_count alloc)
 	t0=$(date +%s)
 	# exec: $! is the program itself (busybox chroot execs it).

@@ -11,13 +11,20 @@ nok() { echo "not ok - $1"; fail=$((fail + 1)); }
 # field NAME DIST: the value of NAME= in a report_dist line, 0 if absent.
 field() { echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p" | head -1 | grep . || echo 0; }
 
+# drop_caches: empty the page cache before a measurement.  If that fails,
+# say GUEST-ERROR: the run fails, and no figure measured after it is used.
+drop_caches() {
+	echo 3 > /proc/sys/vm/drop_caches ||
+		echo "GUEST-ERROR cannot drop the page cache: measurements are not cold"
+}
+
 # cold_spawn CMD [ARG]...: drop the page cache, start CMD in the background
 # (its output discarded: callers read ours through $(...)), wait up to 10 s
 # for it to stop itself with SIGSTOP, and print its pid.  Returns 1 if it
 # did not stop.
 cold_spawn() {
 	sync
-	echo 3 > /proc/sys/vm/drop_caches
+	drop_caches
 	"$@" > /dev/null 2>&1 &
 	_p=$!
 	for _i in $(seq 100); do

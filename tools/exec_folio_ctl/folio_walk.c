@@ -186,6 +186,38 @@ int folio_walk_pfns_visible(unsigned int page_shift)
 	return !(entry & PM_PRESENT) || (entry & PM_PFN_MASK) ? 1 : 0;
 }
 
+int folio_walk_folio_order(struct folio_walk *fw, unsigned long addr)
+{
+	uint64_t entry, flags, head, pfn, nr = 1;
+
+	if (read_entries(fw->pagemap_fd, addr >> fw->page_shift, &entry, 1))
+		return -1;
+	if (!(entry & PM_PRESENT) || !(entry & PM_PFN_MASK)) {
+		errno = ENOENT;
+		return -1;
+	}
+	pfn = entry & PM_PFN_MASK;
+	if (read_entries(fw->kpageflags_fd, pfn, &flags, 1))
+		return -1;
+	if (!(flags & (KPF_COMPOUND_HEAD | KPF_COMPOUND_TAIL)))
+		return 0;
+	/* Back to the head; then its tails.  A folio is at most 2^FW_MAX_ORDER. */
+	for (head = pfn; !(flags & KPF_COMPOUND_HEAD); ) {
+		if (!head || pfn - head >= (1ULL << FW_MAX_ORDER) ||
+		    read_entries(fw->kpageflags_fd, --head, &flags, 1)) {
+			errno = EIO;
+			return -1;
+		}
+	}
+	while (nr < (1ULL << FW_MAX_ORDER)) {
+		if (read_entries(fw->kpageflags_fd, head + nr, &flags, 1) ||
+		    !(flags & KPF_COMPOUND_TAIL) || (flags & KPF_COMPOUND_HEAD))
+			break;
+		nr++;
+	}
+	return 63 - __builtin_clzll(nr);
+}
+
 /*
  * The PMD-mapped ranges of [start, end): call @fn for each.  Returns 0,
  * or -1 with errno set.

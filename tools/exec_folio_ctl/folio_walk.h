@@ -114,6 +114,14 @@ void folio_walk_close(struct folio_walk *fw);
 int folio_walk_vma(struct folio_walk *fw, const struct vma_info *vma,
 		   struct folio_report *out);
 
+/*
+ * The order of the folio that backs @addr in the process @fw was opened
+ * for, found through kpageflags from its head to its last tail: also for
+ * a folio that is only partly mapped.  Returns the order, or -1 with
+ * errno set (ENOENT: @addr is not mapped to a page).
+ */
+int folio_walk_folio_order(struct folio_walk *fw, unsigned long addr);
+
 /* Add every counter of @from to @to (rollups). */
 void folio_report_add(struct folio_report *to, const struct folio_report *from);
 
