@@ -162,6 +162,50 @@ else
 	skip "report --unit of a real systemd unit" "systemd is not PID 1 here"
 fi
 
+# Processes that exit while report reads them: in a PID namespace of its
+# own, with loops forking short-lived processes, report --all skips and
+# counts them (JSON: skipped.vanished; text: a line on stderr) and exits 0.
+runs=20
+if unshare -p -f --mount-proc true 2> /dev/null; then
+	mkdir "$tmp/churn"
+	cat > "$tmp/churn.sh" << 'EOF'
+# churn.sh DIR CTL RUNS; the namespace, and its processes, end with this shell.
+for i in 1 2 3; do (while :; do /bin/true; done) & done
+sleep 0.5
+for i in $(seq "$3"); do
+	"$2" report --all --rollup > "$1/text.$i" 2> "$1/text-err.$i"; echo $? >> "$1/text.rc"
+	"$2" report --all --json > "$1/json.$i" 2> "$1/json-err.$i"; echo $? >> "$1/json.rc"
+done
+EOF
+	unshare -p -f --mount-proc sh "$tmp/churn.sh" "$tmp/churn" "$ctl" "$runs"
+	check "report --all under fork churn exits 0 in $runs/$runs runs (text and JSON)" \
+		sh -c '[ "$(cat "$1/text.rc" "$1/json.rc" | sort -u)" = 0 ] || { cat "$1"/*-err.* | sort | uniq -c; exit 1; }' - "$tmp/churn"
+	check "report --all --json under fork churn: skipped.vanished present, nothing unreadable" "$py" -c '
+import json, sys
+n = 0
+for i in range(1, int(sys.argv[2]) + 1):
+    s = json.load(open(f"{sys.argv[1]}/json.{i}"))["skipped"]
+    assert isinstance(s["vanished"], int) and s["vanished"] >= 0 and s["unreadable"] == 0, s
+    n += s["vanished"]
+print(n, "vanished in", sys.argv[2], "runs")
+' "$tmp/churn" "$runs"
+	vanished=$(head -1 "$tmp/chk" | cut -d' ' -f1)
+	said=$(cat "$tmp/churn"/text-err.* | grep -c '^exec_folio_ctl: skipped [0-9]* process\(es\)\? that exited$')
+	other=$(cat "$tmp/churn"/text-err.* | grep -vc 'that exited$')
+	if [ "$said" -gt 0 ] && [ "$other" = 0 ]; then
+		ok "report --all (text) says how many processes exited meanwhile ($said of $runs runs)"
+	elif [ "${vanished:-0}" = 0 ] && [ "$said" = 0 ]; then
+		skip "report --all (text) says how many processes exited" "no process exited during a walk"
+	else
+		nok "report --all (text) says how many processes exited: $said of $runs runs ($vanished in the JSON runs), $other other lines"
+		cat "$tmp/churn"/text-err.* | sort | uniq -c | head -5 | sed 's/^/#   /'
+	fi
+	grep -q '^all [0-9]* process\(es\)\?: rollup$' "$tmp/churn/text.1" &&
+		ok "report --all under churn prints its rollup" || nok "report --all under churn prints its rollup"
+else
+	skip "report --all under fork churn" "no PID namespaces (unshare -p)"
+fi
+
 # status --json, set, apply and exec with a stand-in knob: a tmpfs over the
 # THP directory in a private mount namespace (this kernel has no exec_order).
 if unshare -m true 2> /dev/null; then

@@ -338,6 +338,10 @@ static void print_skips(const struct report_opts *o, const struct skips *s, FILE
 			fputc('}', out);
 		}
 		fputs("]}", out);
+	} else if (s->vanished) {
+		/* No error: the JSON carries the count, the text says it here. */
+		fprintf(stderr, "exec_folio_ctl: skipped %d process%s that exited\n",
+			s->vanished, s->vanished == 1 ? "" : "es");
 	}
 	if (!s->unreadable)
 		return;
