@@ -23,6 +23,7 @@ cleanup() {
 	[ ${#pids[@]} -gt 0 ] && kill -9 "${pids[@]}" && wait "${pids[@]}"
 	umount "$tmp/huge" 2> /dev/null
 	[ -n "$cg" ] && [ -d "$cg" ] && rmdir "$cg" 2> /dev/null
+	[ -n "${cgc:-}" ] && [ -d "$cgc" ] && rmdir "$cgc" 2> /dev/null
 	[ -n "${cgslice:-}" ] && rmdir "$cgslice" 2> /dev/null
 	rm -rf "$tmp"
 }
@@ -143,6 +144,37 @@ if [ -n "$cg2" ] && [ -w "$cg2" ]; then
 	fi
 else
 	skip "report --cgroup/--unit" "no writable cgroup2 mount"
+fi
+# The same for a cgroup: a process listed in cgroup.procs that exits
+# before it is read is skipped and counted, not an error.
+churn=efc-churn-$$
+cgc=$cg2/system.slice/$churn.service
+if [ -d "$cg2/system.slice" ] && mkdir "$cgc" 2> /dev/null; then
+	sh -c 'echo $$ > "$1/cgroup.procs" && while :; do /bin/true; done' - "$cgc" > /dev/null 2>&1 &
+	loop=$!
+	pids+=("$loop")
+	sleep 0.5
+	: > "$tmp/cgc.rc"
+	for i in $(seq 50); do
+		"$ctl" report --cgroup "$cgc" --rollup > /dev/null 2>> "$tmp/cgc.err"; echo $? >> "$tmp/cgc.rc"
+	done
+	for i in $(seq 20); do
+		"$ctl" report --unit "$churn" --rollup > /dev/null 2>> "$tmp/cgc.err"; echo $? >> "$tmp/cgc.rc"
+	done
+	bad=$(grep -vc '^0$' "$tmp/cgc.rc")
+	[ "$bad" = 0 ] && ok "report --cgroup (50 runs) and --unit (20) of a cgroup forking all the time: all exit 0" ||
+		{ nok "report --cgroup/--unit of a cgroup forking all the time: $bad of 70 runs failed"
+		  grep -v 'that exited$' "$tmp/cgc.err" | sed 's/[0-9]\+/N/g' | sort | uniq -c | sort -rn | head -3 | sed 's/^/#   /'; }
+	"$ctl" report --cgroup "$cgc" --json > "$tmp/cgc.json" 2> /dev/null
+	check "report --cgroup --json of a forking cgroup: skipped.vanished present" pyjson "$tmp/cgc.json" \
+		'd["skipped"]["vanished"] >= 0 and d["skipped"]["unreadable"] == 0'
+	exec 3>&2 2> /dev/null
+	kill -9 "$loop"; wait "$loop"
+	exec 2>&3 3>&-
+	for i in $(seq 50); do [ -s "$cgc/cgroup.procs" ] || break; sleep 0.1; done
+	rmdir "$cgc"
+else
+	skip "report --cgroup of a cgroup forking all the time" "cannot make a cgroup"
 fi
 expect 1 "no cgroup for unit 'efc-none-$$'" "report --unit of a unit that is not running" -- \
 	"$ctl" report --unit "efc-none-$$"

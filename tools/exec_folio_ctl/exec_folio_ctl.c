@@ -525,7 +525,7 @@ static int cmd_report(int argc, char **argv)
 	close(fd);
 	if (!all && !pl.nr)
 		warn("no processes in the cgroup");
-	ret = report_run(&o, all ? NULL : pl.pids, pl.nr, stdout);
+	ret = report_run(&o, all ? NULL : &pl, stdout);
 	pid_list_free(&pl);
 	if (fflush(stdout) || ferror(stdout))
 		die(EXIT_FAILURE, "write error: %s", strerror(errno));

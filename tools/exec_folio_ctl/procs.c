@@ -15,31 +15,45 @@
 #define CGROUP_MAX_DEPTH	64
 #define CGROUP_MAX_ROOTS	4
 
-int pid_list_add(struct pid_list *l, pid_t pid)
+static int list_add(struct pid_list *l, pid_t pid, bool listed)
 {
 	size_t i;
 
-	for (i = 0; i < l->nr; i++)
-		if (l->pids[i] == pid)
+	for (i = 0; i < l->nr; i++) {
+		if (l->pids[i] == pid) {
+			if (!listed)
+				l->listed[i] = false;
 			return 0;
+		}
+	}
 	if (l->nr == l->cap) {
 		size_t cap = l->cap ? 2 * l->cap : 64;
 		pid_t *p = realloc(l->pids, cap * sizeof(*p));
+		bool *b = p ? realloc(l->listed, cap * sizeof(*b)) : NULL;
 
-		if (!p) {
+		if (p)
+			l->pids = p;
+		if (!b) {
 			errno = ENOMEM;
 			return -1;
 		}
-		l->pids = p;
+		l->listed = b;
 		l->cap = cap;
 	}
+	l->listed[l->nr] = listed;
 	l->pids[l->nr++] = pid;
 	return 0;
+}
+
+int pid_list_add(struct pid_list *l, pid_t pid)
+{
+	return list_add(l, pid, false);
 }
 
 void pid_list_free(struct pid_list *l)
 {
 	free(l->pids);
+	free(l->listed);
 	memset(l, 0, sizeof(*l));
 }
 
@@ -58,7 +72,7 @@ static int add_procs_file(struct pid_list *l, const char *dir)
 	if (!f)
 		return -1;
 	while (fscanf(f, "%ld", &pid) == 1)
-		if (pid > 0 && pid_list_add(l, (pid_t)pid))
+		if (pid > 0 && list_add(l, (pid_t)pid, true))
 			ret = -1;
 	if (ferror(f))
 		ret = -1;
