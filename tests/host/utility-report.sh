@@ -238,6 +238,24 @@ else
 	skip "report --all under fork churn" "no PID namespaces (unshare -p)"
 fi
 
+# A process that exec's while report reads it has not vanished: read it
+# again.  In a PID namespace, a shell that exec's itself without end.
+if unshare -p -f --mount-proc true 2> /dev/null; then
+	echo 'exec /bin/sh "$0"' > "$tmp/self.sh"
+	cat > "$tmp/reexec.sh" << 'EOF'
+# reexec.sh SELF CTL RUNS ERR: the exit status of each run on stdout.
+/bin/sh "$1" &
+sleep 0.3
+for i in $(seq "$3"); do "$2" report --all --rollup > /dev/null 2>> "$4"; echo $?; done
+EOF
+	unshare -p -f --mount-proc sh "$tmp/reexec.sh" "$tmp/self.sh" "$ctl" 200 "$tmp/reexec.err" > "$tmp/reexec.rc"
+	bad=$(grep -vc '^0$' "$tmp/reexec.rc")
+	[ "$bad" = 0 ] && ! grep -q unreadable "$tmp/reexec.err" &&
+		ok "report --all of a process that exec's all the time: 200 runs exit 0" ||
+		{ nok "report --all of a process that exec's all the time: $bad of 200 runs failed"
+		  sed 's/[0-9]\+/N/g' "$tmp/reexec.err" | sort | uniq -c | head -3 | sed 's/^/#   /'; }
+fi
+
 # status --json, set, apply and exec with a stand-in knob: a tmpfs over the
 # THP directory in a private mount namespace (this kernel has no exec_order).
 if unshare -m true 2> /dev/null; then

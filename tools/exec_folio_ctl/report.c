@@ -362,14 +362,17 @@ struct run {
 };
 
 /*
- * One process.  One found by listing (--all, a cgroup) that cannot be
- * read is skipped and counted, as it may have exited since; one named
- * by the user is an error.
+ * One process, read again if it exec'd while it was read.  One found by
+ * listing (--all, a cgroup) that cannot be read is skipped and counted,
+ * as it may have exited since; one named by the user is an error.
  */
 static void report_one(struct run *r, pid_t pid, bool listed)
 {
 	int ret = report_pid(r->o, pid, r->out, &r->total, &r->nr_json, r->cache);
 
+	/* Its address space went away, but not the process: it exec'd. */
+	if (ret < 0 && errno == ESRCH && !vanished(pid))
+		ret = report_pid(r->o, pid, r->out, &r->total, &r->nr_json, r->cache);
 	if (ret == 0) {
 		r->nr_procs++;
 	} else if (ret < 0 && listed) {
