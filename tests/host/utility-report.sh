@@ -313,6 +313,21 @@ else
 	else
 		nok "compare-thpmaps.py checks ours against thpmaps too"; sed 's/^/#   /' "$tmp/cmp"
 	fi
+	# ... and thpmaps against ours: an executable file mapping only thpmaps
+	# shows is a mismatch (not a mapping that is not text, nor anonymous).
+	{ printf '0000000001: 0000000000400000-0000000000600000 r-xp 00000000 fe:00 00000001 /x\nfile-thp-pte-aligned-16kB:   0 kB ( 0%%)\n'
+	  printf '0000000001: 0000000000600000-0000000000700000 r--p 00200000 fe:00 00000001 /x\n'
+	  printf '0000000001: 0000000000700000-0000000000800000 r-xp 00000000 fe:00 00000002 /usr/lib/y y.so\n'
+	  printf '0000000001: 0000000000900000-0000000000a00000 rwxp 00000000 00:00 0 \n'; } > "$tmp/t2.syn"
+	printf '1: 0000000000400000-0000000000600000 r-xp 00000000 /x\n  file-base-page:   64 kB (100.0%%)\n' > "$tmp/o2.syn"
+	if python3 "$repo/tests/lib/compare-thpmaps.py" "$tmp/t2.syn" "$tmp/o2.syn" > "$tmp/cmp" 2>&1; then
+		nok "compare-thpmaps.py flags text that thpmaps shows and ours leaves out"
+	elif grep -q '^700000-800000 r-xp /usr/lib/y y.so: text in thpmaps, not in ours$' "$tmp/cmp" &&
+	     [ "$(grep -c 'not in ours' "$tmp/cmp")" = 1 ]; then
+		ok "compare-thpmaps.py flags text that thpmaps shows and ours leaves out"
+	else
+		nok "compare-thpmaps.py flags text that thpmaps shows and ours leaves out"; sed 's/^/#   /' "$tmp/cmp"
+	fi
 	for pid in $big $utf; do
 		"$py" "$thpmaps" --pid "$pid" --cont 64K --inc-empty > "$tmp/thp.$pid" 2>&1
 		for mode in maps smaps; do
