@@ -24,6 +24,16 @@ mk() { make -s -n -C "$repo" "$1" 2> /dev/null | grep -c "$2"; }
 [ "$(mk utility-deb packaging/build-deb.sh)" = 1 ] && ok "make utility-deb builds this package" ||
 	nok "make utility-deb builds this package"
 
+# The recipe for Debian's own kernel config: README.md and the comment of
+# tests/lib/kernel-deb.sh give the same commands.
+readme=$(sed -n '/^To build them with Debian.s own configuration/,/^```$/p' "$repo/README.md" |
+	sed -n '/^```sh$/,/^```$/p' | grep -v '^```' | sed 's/ *#.*//')
+script=$(sed -n '/^#   apt-get install linux-config/,/^#$/p' "$repo/tests/lib/kernel-deb.sh" |
+	grep -v '^#$' | sed 's/^#   //')
+[ -n "$readme" ] && [ "$readme" = "$script" ] && echo "$readme" | grep -q 'config.amd64_none_amd64.xz' &&
+	ok "README and kernel-deb.sh give the same recipe for Debian's config ($(echo "$readme" | wc -l) commands)" ||
+	{ nok "README and kernel-deb.sh give the same recipe for Debian's config"; diff <(echo "$readme") <(echo "$script") | sed 's/^/#   /'; }
+
 for c in dpkg-buildpackage dh lintian fakeroot; do
 	command -v $c > /dev/null || { skip "Debian package" "no $c (tests/lib/deps.sh installs it)"; done_; }
 done
