@@ -91,6 +91,25 @@ else
 	skip "systemd units verify" "no systemd-analyze"
 fi
 
+# The tmpfiles.d example, as systemd-tmpfiles reads it: it writes its value
+# into a stand-in exec_order under --root, and on a kernel without the
+# knob (no file) it creates nothing and does not fail.
+if command -v systemd-tmpfiles > /dev/null; then
+	tf=$tmp/tmpfiles
+	knob=$tf/sys/kernel/mm/transparent_hugepage/exec_order
+	mkdir -p "$tf/etc/tmpfiles.d" "$(dirname "$knob")"
+	cp "$dir/exec-folio.tmpfiles.example" "$tf/etc/tmpfiles.d/exec-folio.conf"
+	t "systemd-tmpfiles --create without the knob succeeds" systemd-tmpfiles --root="$tf" --create
+	[ ! -e "$knob" ] && ok "systemd-tmpfiles creates no exec_order where the kernel has none" ||
+		nok "systemd-tmpfiles creates no exec_order where the kernel has none"
+	: > "$knob"
+	t "systemd-tmpfiles --create with the tmpfiles.d example" systemd-tmpfiles --root="$tf" --create
+	[ "$(cat "$knob")" = auto ] && ok "the tmpfiles.d example writes auto to exec_order" ||
+		nok "the tmpfiles.d example writes auto to exec_order (got '$(cat "$knob")')"
+else
+	skip "the tmpfiles.d example" "no systemd-tmpfiles"
+fi
+
 # Issue 12: the defects an admin would hit, each with its test.
 sleep 300 &
 sl=$!
