@@ -296,6 +296,17 @@ EOF
 		knob "$ctl" exec --strict --size 2M -- sh -c 'echo ran'
 	! grep -q '^ran$' "$tmp/o" && ok "exec --strict did not run the command" ||
 		nok "exec --strict did not run the command"
+	# A size below the page (16K on 64K pages; 2K here) is refused as the
+	# kernel refuses a size: warn and run, or with --strict exit 1.
+	expect 0 "^ran$" "exec --size 2K (below the page) runs the command" -- \
+		knob "$ctl" exec --size 2K -- sh -c 'echo ran'
+	grep -q "^exec_folio_ctl: warning: the kernel refused 2K: smaller than the 4K page" "$tmp/e" &&
+		ok "exec warns that 2K is smaller than the page" ||
+		{ nok "exec warns that 2K is smaller than the page"; sed 's/^/#   /' "$tmp/e"; }
+	expect 1 "the kernel refused 2K: smaller than the 4K page" "exec --strict --size 2K fails" -- \
+		knob "$ctl" exec --strict --size 2K -- sh -c 'echo ran'
+	! grep -q '^ran$' "$tmp/o" && ok "exec --strict --size 2K did not run the command" ||
+		nok "exec --strict --size 2K did not run the command"
 else
 	skip "status --json, set, apply, exec with a knob" "no mount namespaces"
 fi

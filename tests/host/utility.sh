@@ -35,6 +35,7 @@ expect 1 "invalid --cont size '48K'" "report bad --cont" -- "$ctl" report --pid 
 expect 1 "give --mode, --size or --order" "exec needs a policy" -- "$ctl" exec true
 expect 1 "only one of" "exec takes one policy" -- "$ctl" exec --size 64K --order 4 true
 expect 1 "invalid size '48K'" "exec rejects a non-power-of-two size" -- "$ctl" exec --size 48K true
+expect 1 "invalid size '3K'" "exec rejects a non-power-of-two size below a page" -- "$ctl" exec --size 3K true
 expect 1 "invalid size '64KK'" "exec rejects a garbage size" -- "$ctl" exec --size 64KK true
 expect 1 "invalid mode 'sometimes'" "exec rejects a bad mode" -- "$ctl" exec --mode sometimes true
 expect 1 "invalid order '-1'" "exec rejects a negative order" -- "$ctl" exec --order -1 true
@@ -161,6 +162,12 @@ if [ ! -e /sys/kernel/mm/transparent_hugepage/exec_order ]; then
 		"$ctl" exec --strict --size 2M -- true
 	expect 127 "failed to execute" "exec of a missing command without the feature: 127" -- \
 		"$ctl" exec --size 2M -- /nonexistent/cmd
+	# A size below this machine's page (a drop-in shared with machines of
+	# larger pages) is no reason to stop either.
+	expect 0 "^ran$" "exec --size 2K (below the 4K page) runs the command without the feature" -- \
+		"$ctl" exec --size 2K -- sh -c 'echo ran'
+	expect 2 "no exec folio policy" "exec --strict --size 2K without the feature: exit 2" -- \
+		"$ctl" exec --strict --size 2K -- true
 	if command -v strace > /dev/null; then
 		strace -o "$tmp/strace" -e trace=prctl "$ctl" exec --size 2M -- /bin/true 2> /dev/null
 		! grep -q 'prctl(' "$tmp/strace" && ok "no prctl call without the exec_order knob" ||
