@@ -18,6 +18,7 @@ py=/usr/bin/python3
 pass=0 fail=0 skip=0
 tmp=$(mktemp -d)
 pids=()
+rmdirs=()	# cgroups made here, removed last first
 cg=
 cleanup() {
 	exec 2> /dev/null	# no "Killed" notices from the shell
@@ -27,6 +28,7 @@ cleanup() {
 	[ -n "$cg" ] && [ -d "$cg" ] && rmdir "$cg" 2> /dev/null
 	[ -n "${cgc:-}" ] && [ -d "$cgc" ] && rmdir "$cgc" 2> /dev/null
 	[ -n "${sp:-}" ] && [ -d "$sp" ] && rmdir "$sp" 2> /dev/null
+	for ((i = ${#rmdirs[@]} - 1; i >= 0; i--)); do rmdir "${rmdirs[i]}" 2> /dev/null; done
 	[ -n "${cgslice:-}" ] && rmdir "$cgslice" 2> /dev/null
 	rm -rf "$tmp"
 }
@@ -179,6 +181,51 @@ if [ -d "$cg2/system.slice" ] && mkdir "$cgc" 2> /dev/null; then
 else
 	skip "report --cgroup of a cgroup forking all the time" "cannot make a cgroup"
 fi
+# --unit NAME takes the system's NAME.service when another cgroup has a
+# unit of the same name (a user manager's user@UID.service/app.slice/
+# NAME.service): the other one is made in a directory that the cgroup
+# tree lists before system.slice, so that a search of the whole tree in
+# directory order would find it first.
+dup=efc-dup-$$
+decoy=
+if [ -d "$cg2/system.slice" ] && mkdir "$cg2/system.slice/$dup.service" 2> /dev/null; then
+	rmdirs+=("$cg2/system.slice/$dup.service")
+	for d in user.slice efc-decoy-$$-{1..16}; do
+		made=
+		[ -d "$cg2/$d" ] || { mkdir "$cg2/$d" 2> /dev/null && made=1; } || continue
+		if ls -f "$cg2" | sed '/^system\.slice$/q' | grep -qxF "$d"; then
+			decoy=$cg2/$d
+			[ -z "$made" ] || rmdirs+=("$decoy")
+			break
+		fi
+		[ -z "$made" ] || rmdir "$cg2/$d"
+	done
+fi
+if [ -n "$decoy" ] && mkdir -p "$decoy/user@$$.service/app.slice/$dup.service"; then
+	rmdirs+=("$decoy/user@$$.service" "$decoy/user@$$.service/app.slice"
+		 "$decoy/user@$$.service/app.slice/$dup.service")
+	sleep 300 > /dev/null 2>&1 &
+	dsys=$!
+	sleep 300 > /dev/null 2>&1 &
+	duser=$!
+	pids+=("$dsys" "$duser")
+	echo "$dsys" > "$cg2/system.slice/$dup.service/cgroup.procs"
+	echo "$duser" > "$decoy/user@$$.service/app.slice/$dup.service/cgroup.procs"
+	"$ctl" report --unit "$dup" --json > "$tmp/dup.json" 2> "$tmp/dup.err"
+	check "report --unit takes system.slice/$dup.service, not $(basename "$decoy")/.../$dup.service" \
+		pyjson "$tmp/dup.json" "[p['pid'] for p in d['processes']] == [$dsys]"
+	"$ctl" report --unit "user@$$" --json > "$tmp/dup.json" 2> "$tmp/dup.err"
+	check "report --unit of a unit outside system.slice (user@$$.service) still found" \
+		pyjson "$tmp/dup.json" "[p['pid'] for p in d['processes']] == [$duser]"
+	exec 3>&2 2> /dev/null
+	kill -9 "$dsys" "$duser"; wait "$dsys" "$duser"
+	exec 2>&3 3>&-
+else
+	skip "report --unit prefers system.slice" "cannot make the cgroups"
+fi
+for ((i = ${#rmdirs[@]} - 1; i >= 0; i--)); do rmdir "${rmdirs[i]}" 2> /dev/null; done
+rmdirs=()
+
 expect 1 "no cgroup for unit 'efc-none-$$'" "report --unit of a unit that is not running" -- \
 	"$ctl" report --unit "efc-none-$$"
 expect 1 "invalid unit name" "report --unit refuses a path" -- "$ctl" report --unit ../etc

@@ -181,8 +181,12 @@ int cgroup_resolve(const char *arg, char *dir, size_t len)
 	return -1;
 }
 
-/* Depth-first search below @dir for a directory called @name. */
-static int find_dir(const char *dir, const char *name, int depth, char *out, size_t len)
+/*
+ * Depth-first search below @dir for a directory called @name, not
+ * descending into @skip (NULL: none) right below @dir.
+ */
+static int find_dir(const char *dir, const char *name, const char *skip, int depth,
+		    char *out, size_t len)
 {
 	char sub[PATH_MAX];
 	struct dirent *de;
@@ -202,8 +206,8 @@ static int find_dir(const char *dir, const char *name, int depth, char *out, siz
 		if (!strcmp(de->d_name, name)) {
 			snprintf(out, len, "%s", sub);
 			found = 1;
-		} else {
-			found = find_dir(sub, name, depth + 1, out, len);
+		} else if (!skip || strcmp(de->d_name, skip)) {
+			found = find_dir(sub, name, NULL, depth + 1, out, len);
 		}
 	}
 	closedir(d);
@@ -215,7 +219,7 @@ int cgroup_find_unit(const char *name, char *dir, size_t len)
 	static const char * const types[] = {
 		".service", ".scope", ".slice", ".socket", ".mount", ".swap",
 	};
-	char roots[CGROUP_MAX_ROOTS][PATH_MAX], unit[256];
+	char roots[CGROUP_MAX_ROOTS][PATH_MAX], unit[256], sys[PATH_MAX];
 	const char *dot = strrchr(name, '.');
 	size_t i;
 	int nr, r;
@@ -229,8 +233,16 @@ int cgroup_find_unit(const char *name, char *dir, size_t len)
 			break;
 	snprintf(unit, sizeof(unit), "%s%s", name, dot && i < ARRAY_SIZE(types) ? "" : ".service");
 	nr = cgroup_roots(roots, CGROUP_MAX_ROOTS);
+	/*
+	 * The system's units first: a user manager may run a unit of the
+	 * same name (user.slice/user@1000.service/app.slice/dbus.service).
+	 */
 	for (r = 0; r < nr; r++)
-		if (find_dir(roots[r], unit, 0, dir, len))
+		if (snprintf(sys, sizeof(sys), "%s/system.slice", roots[r]) < (int)sizeof(sys) &&
+		    find_dir(sys, unit, NULL, 1, dir, len))
+			return 0;
+	for (r = 0; r < nr; r++)
+		if (find_dir(roots[r], unit, "system.slice", 0, dir, len))
 			return 0;
 	errno = ENOENT;
 	return -1;
