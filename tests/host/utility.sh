@@ -184,6 +184,14 @@ expect 1 "/dev/urandom: not a regular file" "apply /dev/urandom is refused" -- \
 	bash -c "ulimit -f 200; exec timeout 5 $ctl apply /dev/urandom"
 expect 1 "cannot read /tmp: Is a directory|/tmp: not a regular file" "apply of a directory" -- \
 	"$ctl" apply /tmp
+# errno kept: a file that nobody may not read (in a directory it may enter).
+pub=$(mktemp -d)
+chmod 755 "$pub"
+printf 'exec_order = auto\n' > "$pub/secret.conf"
+chmod 600 "$pub/secret.conf"
+expect 1 "cannot read $pub/secret.conf: Permission denied" "apply of a 0600 file as nobody: Permission denied" -- \
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$ctl" apply "$pub/secret.conf"
+rm -rf "$pub"
 head -c 70000 /dev/zero | tr '\0' '#' > "$tmp/big.conf"
 expect 1 "larger than 64 KiB" "apply refuses a file over 64 KiB" -- "$ctl" apply "$tmp/big.conf"
 for i in $(seq 50); do echo "bogus$i"; done > "$tmp/many.conf"
