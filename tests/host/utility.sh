@@ -66,6 +66,10 @@ if MANWIDTH=80 man --warnings -l "$dir/exec_folio_ctl.8" > "$tmp/man" 2> "$tmp/m
 else
 	nok "man page renders without warnings"; sed 's/^/#   /' "$tmp/manerr" | head
 fi
+# apply's escapes, as the page shows them: one backslash.
+grep -qF '\xNN' "$tmp/man" && ! grep -qF '\\x' "$tmp/man" &&
+	ok "man page shows apply's escapes as \\xNN" ||
+	{ nok "man page shows apply's escapes as \\xNN"; grep -F 'xNN' "$tmp/man" | sed 's/^/#   /'; }
 for s in NAME SYNOPSIS DESCRIPTION OPTIONS "EXIT STATUS" EXAMPLES FILES "SEE ALSO"; do
 	grep -q "^\.SH \"\?$s" "$dir/exec_folio_ctl.8" && ok "man page has $s" || nok "man page has $s"
 done
