@@ -332,27 +332,22 @@ EOF
 	printf 'exec_order = 64k\n' > "$tmp/good.conf"
 	expect 0 "^64Ker" "apply -- FILE writes the knob" -- \
 		knob sh -c "$ctl apply -- $tmp/good.conf && cat $thp/exec_order"
-	# The kernel refuses the prctl (this one has no such prctl): warn and run.
-	expect 0 "^ran$" "exec runs the command when the kernel refuses the policy" -- \
-		knob "$ctl" exec --size 2M -- sh -c 'echo ran'
-	grep -q "^exec_folio_ctl: warning: the kernel refused 2M" "$tmp/e" &&
-		ok "exec warns that the kernel refused the size" ||
-		{ nok "exec warns that the kernel refused the size"; sed 's/^/#   /' "$tmp/e"; }
-	expect 1 "the kernel refused 2M" "exec --strict fails when the kernel refuses" -- \
-		knob "$ctl" exec --strict --size 2M -- sh -c 'echo ran'
-	! grep -q '^ran$' "$tmp/o" && ok "exec --strict did not run the command" ||
-		nok "exec --strict did not run the command"
-	# A size below the page (16K on 64K pages; 2K here) is refused as the
-	# kernel refuses a size: warn and run, or with --strict exit 1.
-	expect 0 "^ran$" "exec --size 2K (below the page) runs the command" -- \
-		knob "$ctl" exec --size 2K -- sh -c 'echo ran'
-	grep -q "^exec_folio_ctl: warning: the kernel refused 2K: smaller than the 4K page" "$tmp/e" &&
-		ok "exec warns that 2K is smaller than the page" ||
-		{ nok "exec warns that 2K is smaller than the page"; sed 's/^/#   /' "$tmp/e"; }
-	expect 1 "the kernel refused 2K: smaller than the 4K page" "exec --strict --size 2K fails" -- \
-		knob "$ctl" exec --strict --size 2K -- sh -c 'echo ran'
-	! grep -q '^ran$' "$tmp/o" && ok "exec --strict --size 2K did not run the command" ||
-		nok "exec --strict --size 2K did not run the command"
+	# refused SIZE MESSAGE: the kernel refuses SIZE (MESSAGE): exec warns
+	# and runs the command; with --strict it exits 1 and does not run it.
+	refused() {
+		expect 0 "^ran$" "exec --size $1 runs the command when the kernel refuses the size" -- \
+			knob "$ctl" exec --size "$1" -- sh -c 'echo ran'
+		grep -q "^exec_folio_ctl: warning: $2" "$tmp/e" && ok "exec warns: $2" ||
+			{ nok "exec warns: $2"; sed 's/^/#   /' "$tmp/e"; }
+		expect 1 "$2" "exec --strict --size $1 fails when the kernel refuses the size" -- \
+			knob "$ctl" exec --strict --size "$1" -- sh -c 'echo ran'
+		! grep -q '^ran$' "$tmp/o" && ok "exec --strict --size $1 did not run the command" ||
+			nok "exec --strict --size $1 did not run the command"
+	}
+	# This kernel has no such prctl: it refuses every size.
+	refused 2M "the kernel refused 2M"
+	# A size below the page (16K on 64K pages; 2K here) is refused the same way.
+	refused 2K "the kernel refused 2K: smaller than the 4K page"
 else
 	skip "status --json, set, apply, exec with a knob" "no mount namespaces"
 fi
