@@ -39,9 +39,9 @@ int cgroup_resolve(const char *arg, char *dir, size_t len);
 /*
  * The cgroup directory of the systemd unit @name ("foo" means
  * "foo.service"), found by name under the cgroup2 mount or else the
- * systemd v1 hierarchy: in system.slice first, then anywhere.  Returns 0, or -1 with errno set: EINVAL for a
- * name that is no unit name, ENOENT if no such cgroup exists (the unit
- * is not running).
+ * systemd v1 hierarchy: in system.slice first, then anywhere.  Returns
+ * 0, or -1 with errno set: EINVAL for a name that is no unit name,
+ * ENOENT if no such cgroup exists (the unit is not running).
  */
 int cgroup_find_unit(const char *name, char *dir, size_t len);
 
