@@ -2,7 +2,7 @@
 #   tests/run.sh (all tests) and demo/run.sh (build, boot, show).
 BUILD := $(CURDIR)/build
 
-.PHONY: all tree kernel kernel-deb stock-kernel series checkpatch utility deb test test-full demo export clean
+.PHONY: all tree kernel deb kernel-deb stock-kernel series checkpatch utility utility-deb test test-full demo export clean
 
 all: kernel utility
 
@@ -13,10 +13,13 @@ tree:
 kernel: tree
 	tests/lib/build-kernel.sh $(BUILD)/src $(BUILD)/obj-x86_64 tests/config/x86_64.config
 
-# Debian packages of the kernel (linux-image etc.) in build/deb: see
-# tests/lib/kernel-deb.sh for packaging with Debian's own configuration.
-kernel-deb: kernel
+# Debian packages of the kernel with the series (bindeb-pkg: linux-image,
+# linux-headers, linux-libc-dev) in build/deb, with the test configuration;
+# README.md says how to build them with Debian's own configuration.
+deb: kernel
 	tests/lib/kernel-deb.sh $(BUILD)/src $(BUILD)/obj-x86_64 $(BUILD)/deb
+
+kernel-deb: deb
 
 stock-kernel:
 	series/make-tree.sh $(BUILD)/stock-src --stock
@@ -33,7 +36,7 @@ utility:
 
 # The utility's Debian source and binary packages in build/deb
 # (dpkg-buildpackage -us -uc, then lintian); see packaging/build-deb.sh.
-deb:
+utility-deb:
 	packaging/build-deb.sh $(BUILD)/deb
 
 test:

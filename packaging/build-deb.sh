@@ -3,7 +3,8 @@
 # exec_folio_ctl, built from tools/exec_folio_ctl and packaging/debian
 # with dpkg-buildpackage -us -uc, then checked with lintian (no error and
 # no warning).  Writes OUTDIR (default build/deb): exec-folio-ctl_*.dsc,
-# .tar.xz, .deb, .changes, and lintian.log.
+# .tar.xz, .deb, .changes, and lintian.log.  "make utility-deb" runs it
+# ("make deb" is the kernel's packages).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 out=$(mkdir -p "${1:-$repo/build/deb}" && cd "${1:-$repo/build/deb}" && pwd)

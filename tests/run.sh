@@ -119,9 +119,8 @@ bash "$repo/tests/lib/series-build-check.sh" "$build/src" "$build/series-check" 
 grep -E '^(not )?ok |^#   ' "$logs/series-check.log"
 tally "$logs/series-check.log" "series build check"
 
-# make kernel-deb: the kernel with the series as Debian packages (here
-# with the test configuration; tests/lib/kernel-deb.sh says how to use
-# Debian's own).
+# make deb: the kernel with the series as Debian packages (here with the
+# test configuration; README.md says how to use Debian's own).
 phase "the kernel as Debian packages (bindeb-pkg)"
 kdeb() {
 	"$repo/tests/lib/kernel-deb.sh" "$build/src" "$build/obj-x86_64" "$build/deb" &&

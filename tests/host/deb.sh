@@ -3,13 +3,36 @@
 # source and binary packages with dpkg-buildpackage -us -uc and checks
 # them with lintian (no error, no warning); the .deb installs with
 # dpkg -i, puts each file where the unit and the docs say, and is purged
-# afterwards.  Needs root and Debian's dpkg-dev, debhelper, lintian.
+# afterwards.  Needs root and Debian's dpkg-dev, debhelper, lintian.  First,
+# the top-level make targets: "make deb" (the kernel), "make utility-deb".
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 out=$repo/build/deb-test
 pass=0 fail=0 skip=0
 . "$repo/tests/lib/host-tap.sh"
 done_() { echo "$pass passed, $fail failed, $skip skipped"; [ "$fail" -eq 0 ]; exit; }
+
+# The top-level make targets: "make deb" is the kernel's packages
+# (bindeb-pkg, as the issue names it), "make kernel-deb" the same,
+# "make utility-deb" this package.
+mk() { make -s -n -C "$repo" "$1" 2> /dev/null | grep -c "$2"; }
+[ "$(mk deb tests/lib/kernel-deb.sh)" = 1 ] && [ "$(mk deb packaging/build-deb.sh)" = 0 ] &&
+	ok "make deb builds the kernel packages (tests/lib/kernel-deb.sh)" ||
+	nok "make deb builds the kernel packages: $(make -s -n -C "$repo" deb 2>&1 | tail -1)"
+[ "$(mk kernel-deb tests/lib/kernel-deb.sh)" = 1 ] && ok "make kernel-deb is the same" ||
+	nok "make kernel-deb is the same"
+[ "$(mk utility-deb packaging/build-deb.sh)" = 1 ] && ok "make utility-deb builds this package" ||
+	nok "make utility-deb builds this package"
+
+# The recipe for Debian's own kernel config: README.md and the comment of
+# tests/lib/kernel-deb.sh give the same commands.
+readme=$(sed -n '/^To build them with Debian.s own configuration/,/^```$/p' "$repo/README.md" |
+	sed -n '/^```sh$/,/^```$/p' | grep -v '^```' | sed 's/ *#.*//')
+script=$(sed -n '/^#   apt-get install linux-config/,/^#$/p' "$repo/tests/lib/kernel-deb.sh" |
+	grep -v '^#$' | sed 's/^#   //')
+[ -n "$readme" ] && [ "$readme" = "$script" ] && echo "$readme" | grep -q 'config.amd64_none_amd64.xz' &&
+	ok "README and kernel-deb.sh give the same recipe for Debian's config ($(echo "$readme" | wc -l) commands)" ||
+	{ nok "README and kernel-deb.sh give the same recipe for Debian's config"; diff <(echo "$readme") <(echo "$script") | sed 's/^/#   /'; }
 
 for c in dpkg-buildpackage dh lintian fakeroot; do
 	command -v $c > /dev/null || { skip "Debian package" "no $c (tests/lib/deps.sh installs it)"; done_; }

@@ -35,6 +35,7 @@ expect 1 "invalid --cont size '48K'" "report bad --cont" -- "$ctl" report --pid 
 expect 1 "give --mode, --size or --order" "exec needs a policy" -- "$ctl" exec true
 expect 1 "only one of" "exec takes one policy" -- "$ctl" exec --size 64K --order 4 true
 expect 1 "invalid size '48K'" "exec rejects a non-power-of-two size" -- "$ctl" exec --size 48K true
+expect 1 "invalid size '3K'" "exec rejects a non-power-of-two size below a page" -- "$ctl" exec --size 3K true
 expect 1 "invalid size '64KK'" "exec rejects a garbage size" -- "$ctl" exec --size 64KK true
 expect 1 "invalid mode 'sometimes'" "exec rejects a bad mode" -- "$ctl" exec --mode sometimes true
 expect 1 "invalid order '-1'" "exec rejects a negative order" -- "$ctl" exec --order -1 true
@@ -65,6 +66,10 @@ if MANWIDTH=80 man --warnings -l "$dir/exec_folio_ctl.8" > "$tmp/man" 2> "$tmp/m
 else
 	nok "man page renders without warnings"; sed 's/^/#   /' "$tmp/manerr" | head
 fi
+# apply's escapes, as the page shows them: one backslash.
+grep -qF '\xNN' "$tmp/man" && ! grep -qF '\\x' "$tmp/man" &&
+	ok "man page shows apply's escapes as \\xNN" ||
+	{ nok "man page shows apply's escapes as \\xNN"; grep -F 'xNN' "$tmp/man" | sed 's/^/#   /'; }
 for s in NAME SYNOPSIS DESCRIPTION OPTIONS "EXIT STATUS" EXAMPLES FILES "SEE ALSO"; do
 	grep -q "^\.SH \"\?$s" "$dir/exec_folio_ctl.8" && ok "man page has $s" || nok "man page has $s"
 done
@@ -89,6 +94,25 @@ if command -v systemd-analyze > /dev/null; then
 		--root="$root" "$root/etc/systemd/system/demo.service"
 else
 	skip "systemd units verify" "no systemd-analyze"
+fi
+
+# The tmpfiles.d example, as systemd-tmpfiles reads it: it writes its value
+# into a stand-in exec_order under --root, and on a kernel without the
+# knob (no file) it creates nothing and does not fail.
+if command -v systemd-tmpfiles > /dev/null; then
+	tf=$tmp/tmpfiles
+	knob=$tf/sys/kernel/mm/transparent_hugepage/exec_order
+	mkdir -p "$tf/etc/tmpfiles.d" "$(dirname "$knob")"
+	cp "$dir/exec-folio.tmpfiles.example" "$tf/etc/tmpfiles.d/exec-folio.conf"
+	t "systemd-tmpfiles --create without the knob succeeds" systemd-tmpfiles --root="$tf" --create
+	[ ! -e "$knob" ] && ok "systemd-tmpfiles creates no exec_order where the kernel has none" ||
+		nok "systemd-tmpfiles creates no exec_order where the kernel has none"
+	: > "$knob"
+	t "systemd-tmpfiles --create with the tmpfiles.d example" systemd-tmpfiles --root="$tf" --create
+	[ "$(cat "$knob")" = auto ] && ok "the tmpfiles.d example writes auto to exec_order" ||
+		nok "the tmpfiles.d example writes auto to exec_order (got '$(cat "$knob")')"
+else
+	skip "the tmpfiles.d example" "no systemd-tmpfiles"
 fi
 
 # Issue 12: the defects an admin would hit, each with its test.
@@ -142,6 +166,12 @@ if [ ! -e /sys/kernel/mm/transparent_hugepage/exec_order ]; then
 		"$ctl" exec --strict --size 2M -- true
 	expect 127 "failed to execute" "exec of a missing command without the feature: 127" -- \
 		"$ctl" exec --size 2M -- /nonexistent/cmd
+	# A size below this machine's page (a drop-in shared with machines of
+	# larger pages) is no reason to stop either.
+	expect 0 "^ran$" "exec --size 2K (below the 4K page) runs the command without the feature" -- \
+		"$ctl" exec --size 2K -- sh -c 'echo ran'
+	expect 2 "no exec folio policy" "exec --strict --size 2K without the feature: exit 2" -- \
+		"$ctl" exec --strict --size 2K -- true
 	if command -v strace > /dev/null; then
 		strace -o "$tmp/strace" -e trace=prctl "$ctl" exec --size 2M -- /bin/true 2> /dev/null
 		! grep -q 'prctl(' "$tmp/strace" && ok "no prctl call without the exec_order knob" ||
@@ -158,6 +188,14 @@ expect 1 "/dev/urandom: not a regular file" "apply /dev/urandom is refused" -- \
 	bash -c "ulimit -f 200; exec timeout 5 $ctl apply /dev/urandom"
 expect 1 "cannot read /tmp: Is a directory|/tmp: not a regular file" "apply of a directory" -- \
 	"$ctl" apply /tmp
+# errno kept: a file that nobody may not read (in a directory it may enter).
+pub=$(mktemp -d)
+chmod 755 "$pub"
+printf 'exec_order = auto\n' > "$pub/secret.conf"
+chmod 600 "$pub/secret.conf"
+expect 1 "cannot read $pub/secret.conf: Permission denied" "apply of a 0600 file as nobody: Permission denied" -- \
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$ctl" apply "$pub/secret.conf"
+rm -rf "$pub"
 head -c 70000 /dev/zero | tr '\0' '#' > "$tmp/big.conf"
 expect 1 "larger than 64 KiB" "apply refuses a file over 64 KiB" -- "$ctl" apply "$tmp/big.conf"
 for i in $(seq 50); do echo "bogus$i"; done > "$tmp/many.conf"

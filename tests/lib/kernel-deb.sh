@@ -5,12 +5,21 @@
 # configured and built object directory OBJ (tests/lib/build-kernel.sh
 # made it), with ccache.  The .deb files (linux-image, linux-headers,
 # linux-libc-dev) land in OBJ's parent directory by kbuild's convention;
-# they are moved to OUTDIR.  To package the series with Debian's own
-# configuration instead of the small test one:
+# they are moved to OUTDIR.  "make deb" runs it with the small test
+# configuration.  To package the series with Debian's own configuration
+# instead (README.md explains; the config comes from linux-config-6.12):
 #
-#   mkdir -p build/obj-deb && cp /boot/config-$(uname -r) build/obj-deb/.config
+#   apt-get install linux-config-6.12 dwarves
+#   make tree
+#   mkdir -p build/obj-deb
+#   xzcat /usr/src/linux-config-6.12/config.amd64_none_amd64.xz > build/obj-deb/.config
 #   make -C build/src O=$PWD/build/obj-deb olddefconfig
 #   tests/lib/kernel-deb.sh build/src build/obj-deb build/deb
+#
+# A config from /boot/config-* that names Debian's certificates needs
+#   build/src/scripts/config --file build/obj-deb/.config \
+#       --set-str SYSTEM_TRUSTED_KEYS '' --set-str SYSTEM_REVOCATION_KEYS ''
+# before olddefconfig.
 set -euo pipefail
 src=$(cd "$1" && pwd) obj=$(cd "$2" && pwd)
 mkdir -p "$3"

@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <getopt.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <stdnoreturn.h>
@@ -323,16 +324,25 @@ static int size_order(unsigned long long bytes)
 /*
  * Set the calling process's policy.  The feature is detected by its
  * sysfs knob before any prctl, so that a prctl number that some other
- * kernel gives another meaning is never called.  Returns 0, or a
- * message in @err and the exit status --strict gives it.
+ * kernel gives another meaning is never called.  A size smaller than a
+ * page here (@below_page: 16K where pages are 64K) is refused as the
+ * kernel refuses a size.  Returns 0, or a message in @err and the exit
+ * status --strict gives it.
  */
-static int set_policy(unsigned long mode, unsigned long order, const char *what,
-		      char *err, size_t len)
+static int set_policy(unsigned long mode, unsigned long order, bool below_page,
+		      const char *what, char *err, size_t len)
 {
+	char page[32];
+
 	if (access(EXEC_ORDER_KNOB, F_OK)) {
 		snprintf(err, len, "this kernel has no exec folio policy (no %s)",
 			 EXEC_ORDER_KNOB);
 		return EXIT_NO_KERNEL_SUPPORT;
+	}
+	if (below_page) {
+		format_size(page_size(), page, sizeof(page));
+		snprintf(err, len, "the kernel refused %s: smaller than the %s page", what, page);
+		return EXIT_FAILURE;
 	}
 	if (prctl(PR_SET_EXEC_FOLIO_ORDER, mode, order, 0, 0) == 0)
 		return 0;
@@ -356,6 +366,7 @@ static int cmd_exec(int argc, char **argv)
 	const char *what = NULL;
 	char *end, err[256];
 	int c, set = 0, strict = 0, status;
+	bool below_page = false;
 
 	/* '+': options stop at the command, whose own options are its own. */
 	while ((c = getopt_long(argc, argv, "+m:s:o:h", opts, NULL)) != -1) {
@@ -377,12 +388,14 @@ static int cmd_exec(int argc, char **argv)
 			mode = m;
 			break;
 		case 's':
-			if (parse_size(optarg, &bytes) || size_order(bytes) < 0)
+			if (parse_size(optarg, &bytes) || (bytes & (bytes - 1)))
 				die(EXIT_FAILURE,
 				    "exec: invalid size '%s' (a power-of-two number of pages)",
 				    optarg);
 			mode = PR_EXEC_FOLIO_ORDER;
-			order = size_order(bytes);
+			/* A size for larger pages than these: no error here. */
+			below_page = bytes < page_size();
+			order = below_page ? 0 : size_order(bytes);
 			break;
 		case 'o':
 			errno = 0;
@@ -404,7 +417,7 @@ static int cmd_exec(int argc, char **argv)
 		die(EXIT_FAILURE, "exec: no command given");
 
 	/* An optional tuning must not keep a service from starting. */
-	status = set_policy(mode, order, what, err, sizeof(err));
+	status = set_policy(mode, order, below_page, what, err, sizeof(err));
 	if (status && strict)
 		die(status, "%s", err);
 	if (status)
@@ -525,7 +538,7 @@ static int cmd_report(int argc, char **argv)
 	close(fd);
 	if (!all && !pl.nr)
 		warn("no processes in the cgroup");
-	ret = report_run(&o, all ? NULL : pl.pids, pl.nr, stdout);
+	ret = report_run(&o, all ? NULL : &pl, stdout);
 	pid_list_free(&pl);
 	if (fflush(stdout) || ferror(stdout))
 		die(EXIT_FAILURE, "write error: %s", strerror(errno));

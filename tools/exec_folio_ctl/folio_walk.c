@@ -297,6 +297,13 @@ void folio_walk_close(struct folio_walk *fw)
 	close(fw->kpageflags_fd);
 }
 
+/*
+ * @nr entries of pagemap or kpageflags from @index.  Returns 0, or -1
+ * with errno set: ESRCH when nothing at all is read (pagemap reads
+ * nothing once the address space it was opened on is gone: the process
+ * exited or exec'd, as PAGEMAP_SCAN then fails with ESRCH), EIO for a
+ * short read.
+ */
 static int read_entries(int fd, uint64_t index, uint64_t *buf, size_t nr)
 {
 	ssize_t want = nr * sizeof(*buf);
@@ -305,7 +312,7 @@ static int read_entries(int fd, uint64_t index, uint64_t *buf, size_t nr)
 	if (got == want)
 		return 0;
 	if (got >= 0)
-		errno = EIO;
+		errno = got ? EIO : ESRCH;
 	return -1;
 }
 

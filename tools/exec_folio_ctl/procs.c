@@ -15,31 +15,45 @@
 #define CGROUP_MAX_DEPTH	64
 #define CGROUP_MAX_ROOTS	4
 
-int pid_list_add(struct pid_list *l, pid_t pid)
+static int list_add(struct pid_list *l, pid_t pid, bool listed)
 {
 	size_t i;
 
-	for (i = 0; i < l->nr; i++)
-		if (l->pids[i] == pid)
+	for (i = 0; i < l->nr; i++) {
+		if (l->pids[i] == pid) {
+			if (!listed)
+				l->listed[i] = false;
 			return 0;
+		}
+	}
 	if (l->nr == l->cap) {
 		size_t cap = l->cap ? 2 * l->cap : 64;
 		pid_t *p = realloc(l->pids, cap * sizeof(*p));
+		bool *b = p ? realloc(l->listed, cap * sizeof(*b)) : NULL;
 
-		if (!p) {
+		if (p)
+			l->pids = p;
+		if (!b) {
 			errno = ENOMEM;
 			return -1;
 		}
-		l->pids = p;
+		l->listed = b;
 		l->cap = cap;
 	}
+	l->listed[l->nr] = listed;
 	l->pids[l->nr++] = pid;
 	return 0;
+}
+
+int pid_list_add(struct pid_list *l, pid_t pid)
+{
+	return list_add(l, pid, false);
 }
 
 void pid_list_free(struct pid_list *l)
 {
 	free(l->pids);
+	free(l->listed);
 	memset(l, 0, sizeof(*l));
 }
 
@@ -58,7 +72,7 @@ static int add_procs_file(struct pid_list *l, const char *dir)
 	if (!f)
 		return -1;
 	while (fscanf(f, "%ld", &pid) == 1)
-		if (pid > 0 && pid_list_add(l, (pid_t)pid))
+		if (pid > 0 && list_add(l, (pid_t)pid, true))
 			ret = -1;
 	if (ferror(f))
 		ret = -1;
@@ -167,8 +181,12 @@ int cgroup_resolve(const char *arg, char *dir, size_t len)
 	return -1;
 }
 
-/* Depth-first search below @dir for a directory called @name. */
-static int find_dir(const char *dir, const char *name, int depth, char *out, size_t len)
+/*
+ * Depth-first search below @dir for a directory called @name, not
+ * descending into @skip (NULL: none) right below @dir.
+ */
+static int find_dir(const char *dir, const char *name, const char *skip, int depth,
+		    char *out, size_t len)
 {
 	char sub[PATH_MAX];
 	struct dirent *de;
@@ -188,8 +206,8 @@ static int find_dir(const char *dir, const char *name, int depth, char *out, siz
 		if (!strcmp(de->d_name, name)) {
 			snprintf(out, len, "%s", sub);
 			found = 1;
-		} else {
-			found = find_dir(sub, name, depth + 1, out, len);
+		} else if (!skip || strcmp(de->d_name, skip)) {
+			found = find_dir(sub, name, NULL, depth + 1, out, len);
 		}
 	}
 	closedir(d);
@@ -201,7 +219,7 @@ int cgroup_find_unit(const char *name, char *dir, size_t len)
 	static const char * const types[] = {
 		".service", ".scope", ".slice", ".socket", ".mount", ".swap",
 	};
-	char roots[CGROUP_MAX_ROOTS][PATH_MAX], unit[256];
+	char roots[CGROUP_MAX_ROOTS][PATH_MAX], unit[256], sys[PATH_MAX];
 	const char *dot = strrchr(name, '.');
 	size_t i;
 	int nr, r;
@@ -215,8 +233,16 @@ int cgroup_find_unit(const char *name, char *dir, size_t len)
 			break;
 	snprintf(unit, sizeof(unit), "%s%s", name, dot && i < ARRAY_SIZE(types) ? "" : ".service");
 	nr = cgroup_roots(roots, CGROUP_MAX_ROOTS);
+	/*
+	 * The system's units first: a user manager may run a unit of the
+	 * same name (user.slice/user@1000.service/app.slice/dbus.service).
+	 */
 	for (r = 0; r < nr; r++)
-		if (find_dir(roots[r], unit, 0, dir, len))
+		if (snprintf(sys, sizeof(sys), "%s/system.slice", roots[r]) < (int)sizeof(sys) &&
+		    find_dir(sys, unit, NULL, 1, dir, len))
+			return 0;
+	for (r = 0; r < nr; r++)
+		if (find_dir(roots[r], unit, "system.slice", 0, dir, len))
 			return 0;
 	errno = ENOENT;
 	return -1;

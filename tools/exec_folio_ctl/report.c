@@ -338,6 +338,10 @@ static void print_skips(const struct report_opts *o, const struct skips *s, FILE
 			fputc('}', out);
 		}
 		fputs("]}", out);
+	} else if (s->vanished) {
+		/* No error: the JSON carries the count, the text says it here. */
+		fprintf(stderr, "exec_folio_ctl: skipped %d process%s that exited\n",
+			s->vanished, s->vanished == 1 ? "" : "es");
 	}
 	if (!s->unreadable)
 		return;
@@ -348,13 +352,63 @@ static void print_skips(const struct report_opts *o, const struct skips *s, FILE
 	fprintf(stderr, "%s\n", s->unreadable > named ? ", ..." : "");
 }
 
-int report_run(const struct report_opts *o, const pid_t *pids, int nr, FILE *out)
+struct run {
+	const struct report_opts *o;
+	FILE *out;
+	struct folio_report total;
+	struct skips skips;
+	struct fw_flags_cache *cache;
+	int nr_json, nr_procs, failed;
+};
+
+/*
+ * One process, read again if it exec'd while it was read.  One found by
+ * listing (--all, a cgroup) that cannot be read is skipped and counted,
+ * as it may have exited since; one named by the user is an error.
+ */
+static void report_one(struct run *r, pid_t pid, bool listed)
 {
-	struct folio_report total = { 0 };
-	struct skips skips = { 0 };
-	int ret = 0, nr_json = 0, nr_procs = 0;
-	/* Without memory for it, only slower. */
-	struct fw_flags_cache *cache = folio_walk_cache_new();
+	int ret = report_pid(r->o, pid, r->out, &r->total, &r->nr_json, r->cache);
+
+	/* Its address space went away, but not the process: it exec'd. */
+	if (ret < 0 && errno == ESRCH && !vanished(pid))
+		ret = report_pid(r->o, pid, r->out, &r->total, &r->nr_json, r->cache);
+	if (ret == 0) {
+		r->nr_procs++;
+	} else if (ret < 0 && listed) {
+		skip_pid(&r->skips, pid, errno);
+	} else if (ret < 0) {
+		fprintf(stderr, "exec_folio_ctl: cannot read process %d: %s\n",
+			(int)pid, strerror(errno));
+		r->failed = 1;
+	}
+}
+
+/* Every process in /proc; 0, or -1 if /proc cannot be read. */
+static int report_all(struct run *r)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+
+	if (!d) {
+		fprintf(stderr, "exec_folio_ctl: cannot read /proc: %s\n", strerror(errno));
+		return -1;
+	}
+	while ((de = readdir(d))) {
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+
+		if (isdigit((unsigned char)de->d_name[0]) && !*end && pid > 0)
+			report_one(r, (pid_t)pid, true);
+	}
+	closedir(d);
+	return 0;
+}
+
+int report_run(const struct report_opts *o, const struct pid_list *pl, FILE *out)
+{
+	/* Without memory for the cache, only slower. */
+	struct run r = { .o = o, .out = out, .cache = folio_walk_cache_new() };
 
 	if (o->json)
 		fprintf(out,
@@ -362,62 +416,26 @@ int report_run(const struct report_opts *o, const pid_t *pids, int nr, FILE *out
 			JSON_SCHEMA_VERSION, 1ULL << o->page_shift,
 			1ULL << (o->page_shift + o->pmd_order),
 			1ULL << (o->page_shift + o->cont_order));
-	if (pids) {
-		for (int i = 0; i < nr; i++) {
-			int r = report_pid(o, pids[i], out, &total, &nr_json, cache);
-
-			if (r > 0)
-				continue;
-			if (r < 0) {
-				fprintf(stderr, "exec_folio_ctl: cannot read process %d: %s\n",
-					(int)pids[i], strerror(errno));
-				ret = 1;
-				continue;
-			}
-			nr_procs++;
-		}
-	} else {
-		DIR *d = opendir("/proc");
-		struct dirent *de;
-
-		if (!d) {
-			fprintf(stderr, "exec_folio_ctl: cannot read /proc: %s\n",
-				strerror(errno));
-			folio_walk_cache_free(cache);
-			return 1;
-		}
-		while ((de = readdir(d))) {
-			char *end;
-			long pid = strtol(de->d_name, &end, 10);
-			int r;
-
-			if (!isdigit((unsigned char)de->d_name[0]) || *end || pid <= 0)
-				continue;
-			r = report_pid(o, (pid_t)pid, out, &total, &nr_json, cache);
-
-			if (r == 0)
-				nr_procs++;
-			else if (r < 0)
-				skip_pid(&skips, (pid_t)pid, errno);
-		}
-		closedir(d);
-		if (skips.unreadable)
-			ret = 1;
+	if (!pl && report_all(&r)) {
+		folio_walk_cache_free(r.cache);
+		return 1;
 	}
+	for (size_t i = 0; pl && i < pl->nr; i++)
+		report_one(&r, pl->pids[i], pl->listed[i]);
 	if (o->json) {
-		fprintf(out, "\n  ],\n  \"processes_reported\": %d", nr_procs);
-		print_skips(o, &skips, out);
+		fprintf(out, "\n  ],\n  \"processes_reported\": %d", r.nr_procs);
+		print_skips(o, &r.skips, out);
 		fputs(",\n  \"rollup\": ", out);
-		print_counts(o, out, &total.file);
+		print_counts(o, out, &r.total.file);
 		fputs("}\n", out);
 	} else {
-		print_skips(o, &skips, out);
-		if (nr_procs > 1 || o->rollup_only) {
-			fprintf(out, "all %d process%s: rollup\n", nr_procs,
-				nr_procs == 1 ? "" : "es");
-			print_counts(o, out, &total.file);
+		print_skips(o, &r.skips, out);
+		if (r.nr_procs > 1 || o->rollup_only) {
+			fprintf(out, "all %d process%s: rollup\n", r.nr_procs,
+				r.nr_procs == 1 ? "" : "es");
+			print_counts(o, out, &r.total.file);
 		}
 	}
-	folio_walk_cache_free(cache);
-	return ret;
+	folio_walk_cache_free(r.cache);
+	return r.failed || r.skips.unreadable;
 }

@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include "folio_walk.h"
+#include "procs.h"
 
 struct report_opts {
 	bool json;
@@ -20,14 +21,15 @@ struct report_opts {
 };
 
 /*
- * Report the executable file mappings of each of the @nr processes in
- * @pids (all processes if @pids is NULL) to @out, then their sum.
- * A named process that cannot be read is an error.  Under --all, a
- * process that exits meanwhile is skipped and counted; one that cannot
- * be read for another reason is skipped, counted and named on stderr,
- * and makes the result 1.  Returns 0 or 1.
+ * Report the executable file mappings of the processes of @pl (all
+ * processes if @pl is NULL) to @out, then their sum.  A process named
+ * by its PID that cannot be read is an error.  One found by listing
+ * (--all, a cgroup) that exits meanwhile is skipped and counted (on
+ * stderr in text, in "skipped" in JSON); one that cannot be read for
+ * another reason is skipped, counted and named on stderr, and makes the
+ * result 1.  Returns 0 or 1.
  */
-int report_run(const struct report_opts *o, const pid_t *pids, int nr, FILE *out);
+int report_run(const struct report_opts *o, const struct pid_list *pl, FILE *out);
 
 /*
  * The TLB entries the resident pages of @c need, as mapped: one per PMD
