@@ -32,6 +32,22 @@ missing=
 for h in $helpers; do [ -x "$out/exec_folio/$h" ] || missing="$missing $h"; done
 [ -z "$missing" ] && ok "helpers in exec_folio/ beside the test" ||
 	nok "helpers in exec_folio/ beside the test (missing:$missing)"
+# "make install" copies the helpers' directory, not its files one by one
+# (installed flat, the test would not find them); a dry run shows it.
+make -n -s -C "$tree/tools/testing/selftests/mm" OUTPUT="$out" INSTALL_PATH="$tmp/inst" \
+	KHDR_INCLUDES="-isystem $tmp/obj/usr/include" install > "$tmp/install.log" 2>&1
+if grep -E '^rsync ' "$tmp/install.log" | tr ' ' '\n' | grep -qx "$out/exec_folio" &&
+   ! grep -E '^rsync ' "$tmp/install.log" | grep -q "$out/exec_folio/"; then
+	ok "make install installs the helpers in exec_folio/ beside the test"
+else
+	nok "make install installs the helpers in exec_folio/ beside the test"
+	grep -E '^rsync ' "$tmp/install.log" | tr ' ' '\n' | grep exec_folio | sed 's/^/#   /'
+fi
+# The memory pressure test changes min_free_kbytes: only with -d.
+grep -q 'EXEC_FOLIO_ARGS="-T pressure_steps_auto_down"' "$tree/tools/testing/selftests/mm/run_vmtests.sh" &&
+	grep -q '$RUN_DESTRUCTIVE && EXEC_FOLIO_ARGS=$' "$tree/tools/testing/selftests/mm/run_vmtests.sh" &&
+	ok "run_vmtests.sh runs the pressure test only when destructive tests are asked for (-d)" ||
+	nok "run_vmtests.sh runs the pressure test only when destructive tests are asked for (-d)"
 grep -q 'CATEGORY="exec_folio" run_test' "$tree/tools/testing/selftests/mm/run_vmtests.sh" &&
 	ok "run_vmtests.sh runs the exec_folio category" ||
 	nok "run_vmtests.sh runs the exec_folio category"
