@@ -323,12 +323,40 @@ static void exec_folio_test_congruent(struct kunit *test)
 			0x555555400000UL);
 }
 
+/*
+ * The fault path's static key follows the global policy: off under
+ * "never", and under "arch" where the architecture has no preference
+ * (x86), so that no new code runs there; on for any policy that can give
+ * large folios.  The suite is built in and runs at boot, before any
+ * process could have asked for a policy of its own (which keeps the key
+ * on, except under "never").
+ */
+static void exec_folio_test_static_key(struct kunit *test)
+{
+	unsigned int saved = READ_ONCE(exec_folio_global_policy);
+
+	exec_folio_set_global(EXEC_FOLIO_POLICY(EXEC_FOLIO_NEVER, 0));
+	KUNIT_EXPECT_FALSE(test, static_key_enabled(&exec_folio_enabled));
+	exec_folio_set_global(EXEC_FOLIO_POLICY(EXEC_FOLIO_ARCH, 0));
+	KUNIT_EXPECT_EQ(test, static_key_enabled(&exec_folio_enabled),
+			exec_folio_order() > 0);
+	exec_folio_set_global(EXEC_FOLIO_POLICY(EXEC_FOLIO_AUTO, 0));
+	KUNIT_EXPECT_TRUE(test, static_key_enabled(&exec_folio_enabled));
+	exec_folio_set_global(EXEC_FOLIO_POLICY(EXEC_FOLIO_NEVER, 0));
+	KUNIT_EXPECT_FALSE(test, static_key_enabled(&exec_folio_enabled));
+	exec_folio_set_global(EXEC_FOLIO_POLICY(EXEC_FOLIO_ORDER,
+						EXEC_FOLIO_MIN_ORDER));
+	KUNIT_EXPECT_TRUE(test, static_key_enabled(&exec_folio_enabled));
+	exec_folio_set_global(saved);
+}
+
 static struct kunit_case exec_folio_test_cases[] = {
 	KUNIT_CASE_PARAM(exec_folio_test_decide, exec_folio_gen_params),
 	KUNIT_CASE_PARAM(exec_folio_test_place, exec_folio_place_gen_params),
 	KUNIT_CASE(exec_folio_test_congruent),
 	KUNIT_CASE(exec_folio_test_cap),
 	KUNIT_CASE(exec_folio_test_format),
+	KUNIT_CASE(exec_folio_test_static_key),
 	{}
 };
 

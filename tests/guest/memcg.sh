@@ -61,6 +61,19 @@ for pol in never 2M auto; do
 	tap $? "memcg-$pol-programs-exit-0-or-oom-killed"
 	[ "$(sed -n 's/^max //p' $g/memory.events)" -gt 0 ]
 	tap $? "memcg-$pol-limit-reached"
+	# Near the cgroup's limit, 2M and auto step down (the memory cgroup
+	# counts as pressure); never allocates nothing of its own.
+	stepdown=$(awk 'NR == FNR { b[$1] = $2; next }
+		$1 ~ /exec_folio.*stepdown$/ { print $2 - b[$1] }' /tmp/vm0 /tmp/vm1)
+	alloc=$(awk 'NR == FNR { b[$1] = $2; next }
+		$1 ~ /exec_folio.*alloc$/ { print $2 - b[$1] }' /tmp/vm0 /tmp/vm1)
+	if [ $pol = never ]; then
+		[ "${alloc:-1}" -eq 0 ]
+		tap $? "memcg-never-no-exec-folio-allocations"
+	else
+		[ "${stepdown:-0}" -gt 0 ]
+		tap $? "memcg-$pol-steps-down-at-the-cgroup-limit"
+	fi
 	summary="$summary; $pol: $oomk OOM kills, $(awk '
 		NR == FNR { b[$1] = $2; next }
 		$1 ~ /exec_folio.*(fallback|stepdown)$/ { n = $1; sub(/.*[_\/]/, "", n); printf "%s%s +%d", sep, n, $2 - b[$1]; sep = ", " }
