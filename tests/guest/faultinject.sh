@@ -67,7 +67,7 @@ setup() {
 	echo Y > $d/task-filter
 	echo N > $d/ignore-gfp-wait
 	[ -e $d/ignore-gfp-highmem ] && echo N > $d/ignore-gfp-highmem
-	[ -e $d/min-order ] && echo 1 > $d/min-order
+	[ -e $d/min-order ] && echo ${7:-1} > $d/min-order
 	echo 32 > $d/stacktrace-depth
 	echo $3 > $d/require-start
 	echo $4 > $d/require-end
@@ -140,6 +140,25 @@ vm_snap /tmp/vm1
 vm_diff /tmp/vm0 /tmp/vm1 "faultinject page-alloc-all"
 
 # 2. A third of the exec readahead's large folios fail.
+# Only PMD-size allocations fail (min-order 9, 2M with 4K pages): the
+# read steps down one order, to 1M folios where the 2M ones would have
+# been, not to small folios.
+vm_snap /tmp/vm0
+echo 2M > $knob
+set -- $ra_range $rp_range
+setup fail_page_alloc 100 $1 $2 $3 $4 9
+p=$(cold_spawn sh -c "echo 1 > /proc/self/make-it-fail && exec $bin/bigtext-2m --stop")
+dist=$($ctl report --pid "$p" | report_dist bigtext-2m)
+kill -9 "$p"
+echo "# faultinject page-alloc-pmd: bigtext-2m text:$dist"
+m1=$(echo "$dist" | tr ' ' '\n' | sed -n 's/^1024K=\([0-9]*\).*/\1/p')
+m2=$(echo "$dist" | tr ' ' '\n' | sed -n 's/^\(2048K\|pmd\)=\([0-9]*\).*/\2/p' | sort -n | tail -1)
+[ "${m1:-0}" -ge 60 ] && [ "${m2:-0}" -eq 0 ]
+tap $? page-alloc-pmd-text-steps-down-one-order-to-1M
+injected page-alloc-pmd "$(off fail_page_alloc)"
+vm_snap /tmp/vm1
+vm_diff /tmp/vm0 /tmp/vm1 "faultinject page-alloc-pmd"
+
 vm_snap /tmp/vm0
 echo 64K > $knob
 set -- $ra_range $rp_range
