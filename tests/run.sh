@@ -193,7 +193,7 @@ KUNIT_EXPECT="--expect-kunit exec_folio --expect-kunit exec_folio_sysfs"
 # file ~110 s, ovl ~115 s, faultinject ~60 s.
 GUEST_TIMEOUT=1500 boot x86_64 "$bz" "" "selftest $selftest" "utility sh /tests/bin/utility.sh" \
 	"dynlib sh /tests/bin/dynlib.sh" "place PLACE_ASLR_RUNS=$aslr_runs sh /tests/bin/place.sh never 64K auto 2M" \
-	"overlay sh /tests/bin/overlay.sh" "stress-exec sh /tests/bin/stress.sh exec" "stress-file sh /tests/bin/stress.sh file" \
+	"overlay sh /tests/bin/overlay.sh" "execfd sh /tests/bin/execfd.sh" "stress-exec sh /tests/bin/stress.sh exec" "stress-file sh /tests/bin/stress.sh file" \
 	"stress-ovl sh /tests/bin/stress.sh ovl" "faultinject sh /tests/bin/faultinject.sh"
 
 phase "real programs: per mapped file, under each policy"

@@ -65,6 +65,8 @@ PY
 chmod 0755 "$out/checktext-bad"
 $cc -O2 -static -Wall -o "$out/exec_stress" "$here/progs/exec_stress.c"
 $cc -O2 -static -Wall -pthread -o "$out/file_stress" "$here/progs/file_stress.c"
+# The interpreter of tests/guest/execfd.sh's binfmt_misc entry.
+$cc -O2 -static -Wall -o "$out/execfd_reader" "$here/progs/execfd_reader.c"
 install -m 0755 "$here/guest/stress.sh" "$here/guest/stress-lib.sh" "$here/guest/memcg.sh" \
 	"$here/guest/faultinject.sh" "$out/"
 
@@ -113,4 +115,4 @@ install -m 0755 "$here/guest/place.sh" "$out/"
 make -B -s -C "$here/../tools/exec_folio_ctl" exec_folio_ctl.static CC="$cc"
 cp "$here/../tools/exec_folio_ctl/exec_folio_ctl.static" "$out/exec_folio_ctl"
 install -m 0755 "$here/guest/utility.sh" "$here/guest/lib.sh" "$here/guest/overlay.sh" \
-	"$here/guest/stock.sh" "$out/"
+	"$here/guest/stock.sh" "$here/guest/execfd.sh" "$out/"
