@@ -36,8 +36,8 @@ for h in $helpers; do [ -x "$out/exec_folio/$h" ] || missing="$missing $h"; done
 # (installed flat, the test would not find them); a dry run shows it.
 make -n -s -C "$tree/tools/testing/selftests/mm" OUTPUT="$out" INSTALL_PATH="$tmp/inst" \
 	KHDR_INCLUDES="-isystem $tmp/obj/usr/include" install > "$tmp/install.log" 2>&1
-if grep -E '^rsync ' "$tmp/install.log" | tr ' ' '\n' | grep -qx "$out/exec_folio" &&
-   ! grep -E '^rsync ' "$tmp/install.log" | grep -q "$out/exec_folio/"; then
+if grep -E '^rsync ' "$tmp/install.log" | tr ' ' '\n' | grep -x "$out/exec_folio" > /dev/null &&
+   ! grep -E '^rsync ' "$tmp/install.log" | grep "$out/exec_folio/" > /dev/null; then
 	ok "make install installs the helpers in exec_folio/ beside the test"
 else
 	nok "make install installs the helpers in exec_folio/ beside the test"

@@ -87,7 +87,7 @@ if [ -n "$big" ]; then
 	else
 		skip "translations of PMD-mapped text" "tmpfs gave no PMD mapping"
 	fi
-	"$ctl" report --pid "$big" | grep -q '^  translations: *[0-9]* ([0-9]* in base pages)' &&
+	"$ctl" report --pid "$big" | grep '^  translations: *[0-9]* ([0-9]* in base pages)' > /dev/null &&
 		ok "report prints the translations line" || nok "report prints the translations line"
 else
 	skip "translations of PMD-mapped text" "no bigtext-2m ($(head -c 100 "$tmp/cc.err")) or tmpfs huge=always"
@@ -192,7 +192,7 @@ if [ -d "$cg2/system.slice" ] && mkdir "$cg2/system.slice/$dup.service" 2> /dev/
 	for d in user.slice efc-decoy-$$-{1..16}; do
 		made=
 		[ -d "$cg2/$d" ] || { mkdir "$cg2/$d" 2> /dev/null && made=1; } || continue
-		if ls -f "$cg2" | sed '/^system\.slice$/q' | grep -qxF "$d"; then
+		if ls -f "$cg2" | sed '/^system\.slice$/q' | grep -xF "$d" > /dev/null; then
 			decoy=$cg2/$d
 			[ -z "$made" ] || rmdirs+=("$decoy")
 			break

@@ -15,7 +15,8 @@ version=$(dpkg-query -W -f='${Version}' linux-source-6.12)
 # The flavour's image package of exactly that version.
 pkg=
 for p in $(apt-cache search --names-only '^linux-image-6\.12\..*-cloud-amd64-unsigned$' | cut -d' ' -f1); do
-	if apt-cache show "$p" | grep -qx "Version: $version"; then
+	# No grep -q: under pipefail, apt-cache killed by SIGPIPE would fail it.
+	if apt-cache show "$p" 2> /dev/null | grep -x "Version: $version" > /dev/null; then
 		pkg=$p
 		break
 	fi

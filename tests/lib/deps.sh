@@ -17,7 +17,7 @@ pkgs=(linux-source-6.12 gcc make flex bison bc libelf-dev libssl-dev
 [ "${1:-}" = --arm64 ] && pkgs+=(qemu-system-arm libc6-dev-arm64-cross)
 missing=()
 for p in "${pkgs[@]}"; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q '^install ok installed$' ||
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep '^install ok installed$' > /dev/null ||
 		missing+=("$p")
 done
 export DEBIAN_FRONTEND=noninteractive
@@ -32,7 +32,7 @@ fi
 bb=$repo/build/arm64/busybox
 if [ "${1:-}" = --arm64 ] && [ ! -x "$bb" ]; then
 	echo "deps: fetching busybox-static:arm64" >&2
-	if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+	if ! dpkg --print-foreign-architectures | grep -x arm64 > /dev/null; then
 		dpkg --add-architecture arm64
 		apt-get update -q >&2
 	fi

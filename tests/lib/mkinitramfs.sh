@@ -10,7 +10,7 @@ set -euo pipefail
 out=$1 plan=$2 bindir=$3
 here=$(cd "$(dirname "$0")/.." && pwd)
 busybox=${BUSYBOX:-/bin/busybox}
-if [ ! -x "$busybox" ] || readelf -lW "$busybox" | grep -q INTERP; then
+if [ ! -x "$busybox" ] || readelf -lW "$busybox" | grep INTERP > /dev/null; then
 	echo "mkinitramfs: $busybox is not a static busybox (install busybox-static)" >&2
 	exit 1
 fi
