@@ -67,8 +67,12 @@ kill -9 "$p"
 p=$(spawn --order $order); v=$(pct_size "$p"); kill -9 "$p"
 [ "${v:-0}" -ge 90 ] && ok "exec --order $order: ${v}% in $size folios" ||
 	nok "exec --order $order: ${v:-?}%"
+# never over a global policy of $size: only the child's own mode can
+# keep its text out of $size folios.
+$ctl set $size
 p=$(spawn --mode never); v=$(pct_size "$p"); kill -9 "$p"
 [ "${v:-0}" -lt 5 ] && ok "exec --mode never: ${v:-0}% in $size folios" || nok "exec --mode never: ${v}%"
+$ctl set arch
 $ctl report --pid 1 --json | grep -q '"processes"' && ok "report --json" || nok "report --json"
 
 $ctl exec --size $size -- /nonexistent/cmd 2>/dev/null
