@@ -24,8 +24,9 @@ git -C "$repo" worktree add -q --detach "$wt" "$old"
 trap 'git -C "$repo" worktree remove --force "$wt"' EXIT
 (cd "$wt" && bash series/make-tree.sh "$build/old-src")
 "$repo/series/make-tree.sh" "$build/src"
-for t in old:old-src new:src; do
-	env KARCH=arm64 "$repo/tests/lib/build-kernel.sh" "$build/${t#*:}" "$build/obj-${t%%:*}-arm64-4k" \
+# "new" is tests/run.sh's arm64 4K kernel, rebuilt if the series changed.
+for t in old-arm64-4k:old-src arm64-4k:src; do
+	env KARCH=arm64 "$repo/tests/lib/build-kernel.sh" "$build/${t#*:}" "$build/obj-${t%%:*}" \
 		"$repo/tests/config/arm64.config" "$repo/tests/config/arm64-4k.config"
 done
 echo "selftest EXEC_FOLIO_DIR=/mnt/exec-folio EXEC_FOLIO_REQUIRE=1 /tests/bin/exec_folio_test" > "$build/plan-before-after"
@@ -33,10 +34,14 @@ BUSYBOX=$build/arm64/busybox "$repo/tests/lib/mkinitramfs.sh" "$build/initramfs-
 	"$build/plan-before-after" "$build/guest-arm64-4k"
 rm -f "$build/before-after-dist.txt"
 for k in old new; do
-	GUEST_ARCH=arm64 GUEST_TIMEOUT=300 "$repo/tests/lib/run-guest.sh" "$build/obj-$k-arm64-4k/arch/arm64/boot/Image" \
+	img=$build/obj-old-arm64-4k/arch/arm64/boot/Image
+	[ $k = new ] && img=$build/obj-arm64-4k/arch/arm64/boot/Image
+	GUEST_ARCH=arm64 GUEST_TIMEOUT=300 "$repo/tests/lib/run-guest.sh" "$img" \
 		"$build/initramfs-before-after.cpio.gz" "$build/logs/guest-before-after-$k.log"
 	python3 "$repo/tests/lib/parse-console.py" --prefix "$k" --dist "$build/before-after-dist.txt" \
 		"$build/logs/guest-before-after-$k.log" > "$build/logs/result-before-after-$k.log" || true
+	grep -q '^GUEST-DONE' "$build/logs/guest-before-after-$k.log" ||
+		{ echo "before-after: the $k guest did not finish; nothing written" >&2; exit 1; }
 done
 python3 - "$build" "$old" > "$out" <<'EOF'
 import re, sys

@@ -217,11 +217,11 @@ boot cmdline-invalid "$bz" "exec_order=64k" \
 phase "stock 6.12 (Debian's kernel): the comparison and the negative control"
 KUNIT_EXPECT=""
 dist="$selftest -t boot_policy_distribution"
+boot never "$bz" "exec_order=never" "never-dist $dist"
 if check "Debian's own 6.12 kernel (linux-image-*-cloud-amd64) downloads" \
 	"$repo/tests/lib/debian-kernel.sh" "$build/debian-kernel"; then
 	MODULES=$build/debian-kernel/modules boot stock-debian "$build/debian-kernel/vmlinuz" "" \
 		"stock-dist $dist" "stock sh /tests/bin/stock.sh"
-	boot never "$bz" "exec_order=never" "never-dist $dist"
 	check "never gives text the folio sizes of Debian's stock 6.12" python3 \
 		"$repo/tests/lib/folio-table.py" --compare stock-debian never "$build/folio-dist.txt"
 	check "x86_64's default (arch) gives text the folio sizes of Debian's stock 6.12" python3 \
@@ -302,6 +302,11 @@ control() {
 	shift 3
 	local build_args=(env KARCH=arm64 "$repo/tests/lib/build-kernel.sh" "$build/src" "$obj"
 		"$repo/tests/config/arm64.config" "$repo/tests/config/arm64-$ps.config")
+	# Never on a tree a developer has edited: the reset below would lose it.
+	if ! git -C "$build/src" diff --quiet HEAD; then
+		check "control $name: $build/src has no uncommitted edits (export them first)" false
+		return
+	fi
 	# make-tree.sh undoes a revert left by a run cut short here.
 	touch "$build/src/.git/exec-folio-control"
 	if check "control $name: the series without \"${subjects//;/\", \"}\" (arm64 $ps)" \

@@ -8,7 +8,9 @@
 # with a return address inside [require-start, require-end) on the stack
 # (CONFIG_FAULT_INJECTION_STACKTRACE_FILTER; the range of a function from
 # /proc/kallsyms).  fail_page_alloc has min-order 1: only large folios
-# fail, and the kernel must fall back to small ones.  Phases:
+# fail, and the kernel must fall back to small ones (setup's 7th argument
+# raises it: min-order 9 fails only PMD-size folios, which must step down
+# one order).  Phases:
 #
 #  1. every large allocation of the exec readahead (ra_order_folios(),
 #     page_cache_ra_order_exact() if it was inlined; not below

@@ -69,9 +69,11 @@ p=$(spawn --order $order); v=$(pct_size "$p"); kill -9 "$p"
 	nok "exec --order $order: ${v:-?}%"
 # never over a global policy of $size: only the child's own mode can
 # keep its text out of $size folios.
-$ctl set $size
-p=$(spawn --mode never); v=$(pct_size "$p"); kill -9 "$p"
-[ "${v:-0}" -lt 5 ] && ok "exec --mode never: ${v:-0}% in $size folios" || nok "exec --mode never: ${v}%"
+$ctl set $size && [ "$(active)" = $size ] || nok "set $size before exec --mode never"
+p=$(spawn --mode never); v=$($ctl report --pid "$p" | report_dist $prog); kill -9 "$p"
+n=$(echo "$v" | sed -n "s/.* $size=\([0-9]*\).*/\1/p")
+[ -n "$v" ] && [ "${n:-0}" -lt 5 ] && ok "exec --mode never: ${n:-0}% in $size folios" ||
+	nok "exec --mode never: ${n:-?}% in $size folios (report:${v:- none})"
 $ctl set arch
 $ctl report --pid 1 --json | grep -q '"processes"' && ok "report --json" || nok "report --json"
 

@@ -12,6 +12,13 @@
 set -euo pipefail
 out=${1:?usage: debian-kernel.sh OUTDIR}
 version=$(dpkg-query -W -f='${Version}' linux-source-6.12)
+# Already there for this version: no need of the archive (which keeps
+# only the current point release).
+if [ -f "$out/stamp" ] && [ "$(cut -d' ' -f2 "$out/stamp")" = "$version" ] &&
+   [ -f "$out/vmlinuz" ] && [ -f "$out/modules/order" ]; then
+	echo "debian-kernel: $out has $(cat "$out/stamp")" >&2
+	exit 0
+fi
 # The flavour's image package of exactly that version.
 pkg=
 for p in $(apt-cache search --names-only '^linux-image-6\.12\..*-cloud-amd64-unsigned$' | cut -d' ' -f1); do

@@ -821,8 +821,12 @@ TEST_F(policy, text_fills_around_cached_pages)
 	ASSERT_EQ(text_report(pid, real, &tw), 0);
 	reap(pid);
 	print_dist("fill-around@3-cached-pages", &tw);
-	/* Per cached page: it and the one-page gap before it. */
-	EXPECT_LE(tw.report.file.small, base_small + 2 * 3)
+	/*
+	 * Per cached page: it and the one-page gap before it.  Where the
+	 * text starts in the file's first block (x86_64: at page 1), the
+	 * cached first page leaves the page after it alone too.
+	 */
+	EXPECT_LE(tw.report.file.small, base_small + 2 * 3 + (start < nr ? 2 : 0))
 		TH_LOG("%llu pages in single-page folios, %llu without the cached pages",
 		       (unsigned long long)tw.report.file.small,
 		       (unsigned long long)base_small);
