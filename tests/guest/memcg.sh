@@ -13,6 +13,7 @@
 # cgroup's events and peak, and the exec_folio_* counters of /proc/vmstat
 # (allocations, fallbacks, step-downs) before and after, per policy.
 . /tests/bin/stress-lib.sh
+. /tests/bin/lib.sh
 rounds=${1:-2}
 max=${2:-24M}
 cg=/sys/fs/cgroup
@@ -31,8 +32,7 @@ for pol in never 2M auto; do
 	mkdir $g && echo $max > $g/memory.max || { tap 1 "memcg-$pol (cgroup setup)"; continue; }
 	echo $pol > $knob
 	sync
-	echo 3 > /proc/sys/vm/drop_caches ||
-		echo "GUEST-ERROR cannot drop the page cache: measurements are not cold"
+	drop_caches
 	vm_snap /tmp/vm0
 	t0=$(date +%s)
 	# The shell joins the cgroup, so everything it starts is in it; each
