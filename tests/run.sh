@@ -373,7 +373,16 @@ for ps in $arm64_sizes; do
 		control loader 4k "mm: read a binary in its text's folio size while execve() reads it" \
 			"selftest $selftest"
 		control fill-around 4k "mm/readahead: read exec text around folios that are already cached" \
-			"selftest $selftest" ;;
+			"selftest $selftest"
+		# The two mmap_miss patches: only the mmap_miss tests (the rest
+		# of the selftest runs in the boots above).
+		miss_tests="selftest $selftest -t fault_around_hit_refunds_only_its_window"
+		miss_tests+=" -t random_exec_data_reads_shrink_past_miss_limit"
+		miss_tests+=" -t text_past_miss_limit_in_policy_folios"
+		control miss-retry 4k "mm/filemap: do not count a retried fault's fault-around as mmap_miss hits" \
+			"$miss_tests"
+		control miss-window 4k "mm/filemap: count only the pages fault-around asked for as mmap_miss hits" \
+			"$miss_tests" ;;
 	64k)
 		control whole-folio 64k "mm/filemap: map entire large folio faultaround;mm/fault: try to map the entire file folio in finish_fault()" \
 			"selftest $selftest" "contpte sh /tests/bin/contpte.sh" ;;

@@ -1006,6 +1006,231 @@ TEST_F(policy, exec_mapping_honours_madv_random)
 }
 
 /*
+ * A file's mmap_miss counts its page cache misses, and above 100 it
+ * stops read-around, which would only hurt a file read at random.  A
+ * text miss maps its whole folio at once, so nothing counts it back: a
+ * program with more than 100 blocks of text used to get single pages
+ * after its 100th.  Text reads go on past that limit, one folio at the
+ * fault.  hugetext (10M) has 160 blocks of 64K.
+ */
+TEST_F(policy, text_past_miss_limit_in_policy_folios)
+{
+	unsigned int order = test_order();
+	unsigned long blocks = (10240UL << 10) >> (order + page_shift());
+	struct text_walk tw;
+	char label[32];
+
+	if (blocks < 128)
+		SKIP(return, "hugetext has %lu blocks of %s, fewer than 128",
+		     blocks, test_word());
+	snprintf(label, sizeof(label), "hugetext@%s", test_word());
+	ASSERT_EQ(knob_set(test_word()), 0);
+	ASSERT_EQ(measure("hugetext", label, &tw), 0);
+	expect_blocks(_metadata, &tw, label, order);
+	EXPECT_EQ(pages_from_order(&tw, order + 1), 0);
+}
+
+/* Pages of [@map, @map + @len) in the page cache; -1 on error. */
+static long cached_pages(char *map, size_t len)
+{
+	unsigned long psize = sysconf(_SC_PAGESIZE), n = len / psize;
+	unsigned char *vec = malloc(n);
+	long cached = 0;
+
+	if (!vec || mincore(map, len, vec)) {
+		free(vec);
+		return -1;
+	}
+	for (unsigned long i = 0; i < n; i++)
+		cached += vec[i] & 1;
+	free(vec);
+	return cached;
+}
+
+/*
+ * A sparse file of @len bytes in the helpers' directory (XFS), open as
+ * *@fd and again, read-only, as *@fd2 if @fd2 is not NULL, then unlinked:
+ * its holes read as zeroes with no disk I/O, and the page cache they take
+ * is what the tests count.  0 or -1.
+ */
+static int sparse_file(size_t len, int *fd, int *fd2)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/sparse-exec-data", helper_dir());
+	*fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	if (*fd < 0)
+		return -1;
+	if (fd2)
+		*fd2 = open(path, O_RDONLY);
+	unlink(path);
+	if ((fd2 && *fd2 < 0) || ftruncate(*fd, len))
+		return -1;
+	return 0;
+}
+
+/*
+ * Map @len bytes of @fd PROT_READ | PROT_EXEC at an address aligned to
+ * @align, so that nothing but the policy decides the folio size.  The
+ * mapping sits in a reservation of @len + @align: unmap that much.
+ */
+static char *map_exec_aligned(int fd, size_t len, size_t align, char **area)
+{
+	char *map;
+
+	*area = mmap(NULL, len + align, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (*area == MAP_FAILED)
+		return MAP_FAILED;
+	map = (char *)(((unsigned long)*area + align - 1) & ~(align - 1));
+	return mmap(map, len, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_FIXED, fd, 0);
+}
+
+/* A read fault on the page at @p, as a load from it would take. */
+static int touch(char *p)
+{
+	return madvise(p, sysconf(_SC_PAGESIZE), MADV_POPULATE_READ);
+}
+
+#define RANDOM_DATA_BLOCKS	256
+#define RANDOM_DATA_FAULTS	100
+
+/*
+ * Under the policy @word, map a sparse file of 256 blocks of @blk bytes
+ * with @prot and read one page in each of 2 x 100 of them, in a
+ * scattered order; *@first and *@second: the pages the first and the
+ * second 100 misses read.  0 or -1.
+ */
+static int random_reads(const char *word, int prot, unsigned long blk,
+			long *first, long *second)
+{
+	unsigned long psize = sysconf(_SC_PAGESIZE), blk_pages = blk / psize;
+	size_t len = RANDOM_DATA_BLOCKS * blk;
+	char *area, *map;
+	int fd, ret = -1;
+
+	if (knob_set(word) || sparse_file(len, &fd, NULL))
+		return -1;
+	map = map_exec_aligned(fd, len, blk, &area);
+	if (map == MAP_FAILED || mprotect(map, len, prot))
+		goto out;
+	for (unsigned long i = 0; i < 2 * RANDOM_DATA_FAULTS; i++) {
+		unsigned long block = i * 97 % RANDOM_DATA_BLOCKS;
+		unsigned long page = i * 37 % blk_pages;
+
+		if (touch(map + block * blk + page * psize))
+			goto out;
+		if (i == RANDOM_DATA_FAULTS - 1)
+			*first = cached_pages(map, len);
+	}
+	*second = cached_pages(map, len) - *first;
+	ksft_print_msg("random reads, %s, %luK%s: first 100 misses %ld kB, next 100 %ld kB\n",
+		       word, blk >> 10, prot & PROT_EXEC ? " exec" : "",
+		       *first * (long)(psize >> 10), *second * (long)(psize >> 10));
+	ret = 0;
+out:
+	if (map != MAP_FAILED)
+		munmap(area, len + blk);
+	close(fd);
+	if (cold_cache())
+		ret = -1;
+	return ret;
+}
+
+/*
+ * What bounds the I/O of a large PROT_EXEC mapping of data read at
+ * random (a JIT cache, a class-data archive) that has no MADV_RANDOM:
+ * the first 100 misses on the file read a whole folio each, 2M under
+ * "2M", mapped by a PMD, or 1M under "1M", mapped by PTEs; then the
+ * file's mmap_miss is past its limit, and a miss reads its page only.
+ * The retry of each miss, which maps what the miss read, used to count
+ * 1M folios' 256 pages as hits, and they were read for ever.  Under
+ * "never" a data mapping's read-around stops the same way.
+ */
+TEST_F(policy, random_exec_data_reads_shrink_past_miss_limit)
+{
+	static const struct {
+		const char *word;
+		int prot;
+		unsigned long blk;
+		bool large;
+	} cases[] = {
+		{ "2M", PROT_READ | PROT_EXEC, 2UL << 20, true },
+		{ "1M", PROT_READ | PROT_EXEC, 1UL << 20, true },
+		{ "never", PROT_READ, 1UL << 20, false },
+	};
+	unsigned long psize = sysconf(_SC_PAGESIZE);
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		long first = 0, second = 0;
+		/* Pages a miss reads at least: a folio, or two pages. */
+		long want = 2;
+
+		if (cases[i].large)
+			want = cases[i].blk / psize;
+
+		ASSERT_EQ(random_reads(cases[i].word, cases[i].prot, cases[i].blk,
+				       &first, &second), 0);
+		/* Large reads first, so that the bound can be told apart. */
+		EXPECT_GE(first, (long)(RANDOM_DATA_FAULTS * want * 9 / 10))
+			TH_LOG("%s: the first misses read %ld pages", cases[i].word, first);
+		EXPECT_EQ(second, RANDOM_DATA_FAULTS)
+			TH_LOG("%s: the next misses read %ld pages", cases[i].word, second);
+	}
+}
+
+#define REFUND_MISSES	130
+
+/*
+ * A fault-around hit counts back only the pages fault-around was asked
+ * for (fault_around_bytes), not the rest of the large folio it maps at
+ * the same time.  Counting the whole folio took up to 512 off mmap_miss
+ * per hit, so one hit in a few hundred misses kept large reads of data
+ * read at random going for ever.  Here, with 1M folios: 130 misses take
+ * the file's mmap_miss past its limit of 100; then a fault on a folio
+ * that another open file cached, which fault-around maps whole; then the
+ * next miss must still be past the limit: its page only, not 1M.
+ */
+TEST_F(policy, fault_around_hit_refunds_only_its_window)
+{
+	unsigned long psize = sysconf(_SC_PAGESIZE), blk = 1UL << 20;
+	unsigned long blk_pages = blk / psize, last = REFUND_MISSES + 10;
+	size_t len = (last + 1) * blk;
+	char *area, *map, *area2, *other;
+	long cached;
+	int fd, fd2;
+
+	if (psize >= 64 << 10)
+		SKIP(return, "no fault-around with 64K pages (fault_around_bytes)");
+	ASSERT_EQ(knob_set("1M"), 0);
+	ASSERT_EQ(sparse_file(len, &fd, &fd2), 0);
+	map = map_exec_aligned(fd, len, blk, &area);
+	ASSERT_NE(map, MAP_FAILED);
+	other = map_exec_aligned(fd2, len, blk, &area2);
+	ASSERT_NE(other, MAP_FAILED);
+	/* Block 0 read through the other file: its own mmap_miss. */
+	ASSERT_EQ(touch(other), 0);
+	EXPECT_EQ(cached_pages(map, blk), (long)blk_pages);
+	for (unsigned long i = 1; i <= REFUND_MISSES; i++)
+		ASSERT_EQ(touch(map + i * blk + (i * 37 % blk_pages) * psize), 0);
+	cached = cached_pages(map + blk, 100 * blk);
+	EXPECT_GE(cached, (long)(90 * blk_pages))
+		TH_LOG("the first 100 misses read %ld pages", cached);
+	/* The hit: fault-around maps block 0's 1M folio. */
+	ASSERT_EQ(touch(map + (blk_pages / 2) * psize), 0);
+	/* The next miss. */
+	ASSERT_EQ(touch(map + last * blk), 0);
+	cached = cached_pages(map + last * blk, blk);
+	ksft_print_msg("%d misses, a fault-around hit on a 1M folio, then a miss read %ld kB\n",
+		       REFUND_MISSES, cached * (long)(psize >> 10));
+	EXPECT_EQ(cached, 1);
+	munmap(area, len + blk);
+	munmap(area2, len + blk);
+	close(fd);
+	close(fd2);
+	EXPECT_EQ(cold_cache(), 0);
+}
+
+/*
  * A process that opted out of THP (PR_SET_THP_DISABLE, kept across
  * execve) gets no PMD-size text folio under "auto" or "2M", only the
  * largest size below: do_set_pmd() would refuse to map it by a PMD.
