@@ -419,9 +419,9 @@ unsigned long exec_folio_place_size(struct mm_struct *mm,
  * is how loaders map a library or a program (glibc's ld.so maps the whole
  * file with its first segment's protection, then each segment over it),
  * and not how a file is mapped to be written.  The mapping need not be
- * executable yet: ld.so's first mapping of a library seldom is.  Sizes of
- * a PMD or more are left to thp_get_unmapped_area(), which tried them.
- * Not for anonymous, MAP_FIXED, 32-bit or compat mappings.
+ * executable yet: ld.so's first mapping of a library seldom is.  On
+ * overlayfs the real file's mapping decides.  Not for anonymous,
+ * MAP_FIXED, 32-bit or compat mappings.
  *
  * Return: the size, or 0 to place the mapping as usual.
  */
@@ -429,15 +429,18 @@ unsigned long exec_folio_mmap_size(struct file *file, unsigned long len,
 				   unsigned long pgoff, unsigned long flags,
 				   vm_flags_t vm_flags)
 {
-	unsigned long size;
+	struct address_space *mapping;
+	struct inode *real;
 
 	if (!file || !IS_ENABLED(CONFIG_64BIT) || in_compat_syscall() ||
 	    (flags & MAP_FIXED) || (flags & MAP_TYPE) != MAP_PRIVATE ||
 	    (vm_flags & VM_WRITE) || !current->mm)
 		return 0;
-	size = exec_folio_place_size(current->mm, file->f_mapping,
+	/* On overlayfs, the real file's mapping holds the folios. */
+	real = d_real_inode(file->f_path.dentry);
+	mapping = real == file_inode(file) ? file->f_mapping : real->i_mapping;
+	return exec_folio_place_size(current->mm, mapping,
 				     (loff_t)pgoff << PAGE_SHIFT, len);
-	return size < PMD_SIZE ? size : 0;
 }
 
 /**

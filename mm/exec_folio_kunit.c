@@ -324,16 +324,41 @@ static void exec_folio_test_congruent(struct kunit *test)
 }
 
 /*
+ * The static key cases assume no process has asked for large folios; a
+ * rerun of the suite after boot (through debugfs) finds one that may
+ * have.  Clear the flag for the case and put it back after.
+ */
+static bool exec_folio_test_take_process_used(void)
+{
+	bool used;
+
+	mutex_lock(&exec_folio_key_lock);
+	used = exec_folio_process_used;
+	WRITE_ONCE(exec_folio_process_used, false);
+	exec_folio_update_key();
+	mutex_unlock(&exec_folio_key_lock);
+	return used;
+}
+
+static void exec_folio_test_put_process_used(bool used, unsigned int policy)
+{
+	mutex_lock(&exec_folio_key_lock);
+	WRITE_ONCE(exec_folio_process_used, used);
+	mutex_unlock(&exec_folio_key_lock);
+	exec_folio_set_global(policy);
+}
+
+/*
  * The fault path's static key follows the global policy: off under
  * "never", and under "arch" where the architecture has no preference
  * (x86), so that no new code runs there; on for any policy that can give
- * large folios.  The suite is built in and runs at boot, before any
- * process could have asked for a policy of its own (which keeps the key
- * on, except under "never").
+ * large folios.  A process's own policy, which keeps the key on except
+ * under "never", is set aside for the case.
  */
 static void exec_folio_test_static_key(struct kunit *test)
 {
 	unsigned int saved = READ_ONCE(exec_folio_global_policy);
+	bool used = exec_folio_test_take_process_used();
 
 	exec_folio_set_global(EXEC_FOLIO_POLICY(EXEC_FOLIO_NEVER, 0));
 	KUNIT_EXPECT_FALSE(test, static_key_enabled(&exec_folio_enabled));
@@ -347,7 +372,33 @@ static void exec_folio_test_static_key(struct kunit *test)
 	exec_folio_set_global(EXEC_FOLIO_POLICY(EXEC_FOLIO_ORDER,
 						EXEC_FOLIO_MIN_ORDER));
 	KUNIT_EXPECT_TRUE(test, static_key_enabled(&exec_folio_enabled));
-	exec_folio_set_global(saved);
+	exec_folio_test_put_process_used(used, saved);
+}
+
+/*
+ * The first process policy that may give large folios turns the key on
+ * for as long as the global policy is not "never", even where the global
+ * policy alone leaves it off (x86's "arch").
+ */
+static void exec_folio_test_static_key_process(struct kunit *test)
+{
+	unsigned int saved = READ_ONCE(exec_folio_global_policy);
+	bool used = exec_folio_test_take_process_used();
+
+	exec_folio_set_global(P(NEVER, 0));
+	exec_folio_process_wants(P(NEVER, 0));
+	exec_folio_process_wants(P(INHERIT, 0));
+	KUNIT_EXPECT_FALSE(test, READ_ONCE(exec_folio_process_used));
+	exec_folio_process_wants(P(ORDER, EXEC_FOLIO_MIN_ORDER));
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(exec_folio_process_used));
+	/* The administrator's "never" beats any process's policy. */
+	KUNIT_EXPECT_FALSE(test, static_key_enabled(&exec_folio_enabled));
+	exec_folio_set_global(P(ARCH, 0));
+	KUNIT_EXPECT_TRUE(test, static_key_enabled(&exec_folio_enabled));
+	exec_folio_set_global(P(NEVER, 0));
+	KUNIT_EXPECT_FALSE(test, static_key_enabled(&exec_folio_enabled));
+
+	exec_folio_test_put_process_used(used, saved);
 }
 
 static struct kunit_case exec_folio_test_cases[] = {
@@ -357,6 +408,7 @@ static struct kunit_case exec_folio_test_cases[] = {
 	KUNIT_CASE(exec_folio_test_cap),
 	KUNIT_CASE(exec_folio_test_format),
 	KUNIT_CASE(exec_folio_test_static_key),
+	KUNIT_CASE(exec_folio_test_static_key_process),
 	{}
 };
 

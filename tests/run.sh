@@ -186,12 +186,17 @@ bz=$build/obj-x86_64/arch/x86/boot/bzImage
 aslr_runs=${PLACE_ASLR_RUNS:-200}
 # EXEC_FOLIO_REQUIRE=1: on these kernels a missing feature fails, not skips.
 selftest="EXEC_FOLIO_DIR=/mnt/exec-folio EXEC_FOLIO_REQUIRE=1 /tests/bin/exec_folio_test"
+# A filesystem without large folios (ext2 in a file on the XFS disk, on a
+# loop device), for the selftest's small_folio_fs_exec_reads_like_data.
+smallfs="smallfs mkdir -p /mnt/ext2 && truncate -s 64M /mnt/ext2.img &&"
+smallfs+=" mke2fs -F /mnt/ext2.img > /dev/null && mount -o loop /mnt/ext2.img /mnt/ext2"
+selftest_small="EXEC_FOLIO_SMALL_DIR=/mnt/ext2 $selftest"
 phase "booting the patched kernel: KUnit, guest tests, stress and fault injection"
 KUNIT_EXPECT="--expect-kunit exec_folio --expect-kunit exec_folio_sysfs"
 # The stress tests (tests/guest/stress.sh, faultinject.sh) stop by
 # themselves; measured on the debug kernel (2 shared cores): exec 185 s,
 # file ~110 s, ovl ~115 s, faultinject ~60 s.
-GUEST_TIMEOUT=1500 boot x86_64 "$bz" "" "selftest $selftest" "utility sh /tests/bin/utility.sh" \
+GUEST_TIMEOUT=1500 boot x86_64 "$bz" "" "$smallfs" "selftest $selftest_small" "utility sh /tests/bin/utility.sh" \
 	"dynlib sh /tests/bin/dynlib.sh" "place PLACE_ASLR_RUNS=$aslr_runs sh /tests/bin/place.sh never 64K auto 2M" \
 	"overlay sh /tests/bin/overlay.sh" "execfd sh /tests/bin/execfd.sh" "stress-exec sh /tests/bin/stress.sh exec" "stress-file sh /tests/bin/stress.sh file" \
 	"stress-ovl sh /tests/bin/stress.sh ovl" "faultinject sh /tests/bin/faultinject.sh"
@@ -349,7 +354,7 @@ for ps in $arm64_sizes; do
 	KUNIT_EXPECT="--expect-kunit exec_folio --expect-kunit exec_folio_sysfs"
 	progs=$build/guest-arm64-$ps GUEST_ARCH=arm64 GUEST_TIMEOUT=400 \
 		BUSYBOX=$build/arm64/busybox boot "arm64-$ps" "$obj/arch/arm64/boot/Image" "" \
-		"selftest $selftest" "utility sh /tests/bin/utility.sh" \
+		"$smallfs" "selftest $selftest_small" "utility sh /tests/bin/utility.sh" \
 		"contpte sh /tests/bin/contpte.sh" "place PLACE_ASLR_RUNS=$aslr_runs sh /tests/bin/place.sh never arch auto" \
 		"field sh /tests/bin/field/field.sh"
 	# exec_order=64K on the command line: a size with 4K and 16K pages,
@@ -382,7 +387,18 @@ for ps in $arm64_sizes; do
 		control miss-retry 4k "mm/filemap: do not count a retried fault's fault-around as mmap_miss hits" \
 			"$miss_tests"
 		control miss-window 4k "mm/filemap: count only the pages fault-around asked for as mmap_miss hits" \
-			"$miss_tests" ;;
+			"$miss_tests"
+		# Without CONFIG_EXEC_FOLIO_POLICY: the stub keeps arm64's 64K
+		# on XFS, and must change nothing on ext2 (no large folios).
+		phase "arm64 with 4k pages, without CONFIG_EXEC_FOLIO_POLICY"
+		nobj=$build/obj-arm64-4k-nopolicy
+		if check "arm64 4k kernel without CONFIG_EXEC_FOLIO_POLICY builds" env KARCH=arm64 \
+			"$repo/tests/lib/build-kernel.sh" "$build/src" "$nobj" "$repo/tests/config/arm64.config" \
+			"$repo/tests/config/arm64-4k.config" "$repo/tests/config/no-policy.config"; then
+			progs=$build/guest-arm64-4k GUEST_ARCH=arm64 GUEST_TIMEOUT=300 \
+				BUSYBOX=$build/arm64/busybox boot arm64-4k-nopolicy "$nobj/arch/arm64/boot/Image" "" \
+				"$smallfs" "selftest EXEC_FOLIO_DIR=/mnt/exec-folio EXEC_FOLIO_SMALL_DIR=/mnt/ext2 /tests/bin/exec_folio_test -t small_folio_fs_exec_reads_like_data -t boot_policy_distribution"
+		fi ;;
 	64k)
 		control whole-folio 64k "mm/filemap: map entire large folio faultaround;mm/fault: try to map the entire file folio in finish_fault()" \
 			"selftest $selftest" "contpte sh /tests/bin/contpte.sh" ;;

@@ -175,7 +175,9 @@ static inline unsigned int exec_folio_vma_order(struct vm_area_struct *vma)
  * @flags: The mmap() flags.
  * @vm_flags: The VMA flags it will have.
  *
- * Called by thp_get_unmapped_area() when it found no PMD-aligned place.
+ * Called by thp_get_unmapped_area() when it found no PMD-aligned place
+ * (it uses sizes below a PMD), and by __get_unmapped_area() for a file
+ * without a get_unmapped_area method (overlayfs).
  *
  * Return: the size modulo which the mapping's address should be congruent
  * with its file offset, or 0.

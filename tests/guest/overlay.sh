@@ -67,6 +67,39 @@ if [ "$size" = 64K ]; then
 	fi
 fi
 
+# Libraries in a container: the kernel runs ld.so from the overlay, and
+# ld.so maps libc from it.  The mapping is placed through the real file,
+# congruent modulo 64K with its offset, so that its 64K folios can be
+# mapped whole.  Three runs: an unplaced mapping is congruent by chance,
+# 1 in 16.
+if [ "$size" = 64K ] && [ -d $dir/pieroot ]; then
+	pmerged=/tmp/ovl-pie
+	mkdir -p $top/pupper $top/pwork $pmerged
+	mount -t overlay overlay \
+		-o lowerdir=$dir/pieroot,upperdir=$top/pupper,workdir=$top/pwork $pmerged
+	echo 64K > $knob
+	placed=0
+	for i in 1 2 3; do
+		p=$(cold_spawn chroot $pmerged /bin/bigtext-pie --stop) ||
+			{ nok "bigtext-pie stops in a chroot on overlayfs"; break; }
+		set -- $(awk '$2 ~ /x/ && index($6, "libc.so.6") { split($1, a, "-"); print a[1], $3; exit }' \
+			/proc/$p/maps)
+		[ -n "${1:-}" ] && [ $(( (0x$1 - 0x$2) % 65536 )) -eq 0 ] && placed=$((placed + 1))
+		[ $i = 3 ] && $ctl report --pid $p > /tmp/ovl-report
+		kill -9 $p 2> /dev/null
+		wait $p 2> /dev/null
+	done
+	[ $placed = 3 ] && ok "libc from overlayfs placed congruent modulo 64K (3 of 3 runs)" ||
+		nok "libc from overlayfs placed congruent modulo 64K ($placed of 3 runs)"
+	d=$(report_dist libc.so.6 < /tmp/ovl-report)
+	echo "# folio-dist libc.so.6@64K-overlay:$d"
+	x=$(field 64K "$d")
+	awk "BEGIN{exit !(${x:-0} > 80)}" &&
+		ok "libc from overlayfs: $x% of its text in aligned 64K folios" ||
+		nok "libc from overlayfs: ${x:-?}% of its text in aligned 64K folios (want 80)"
+	umount $pmerged
+fi
+
 echo arch > $knob
 umount $merged
 echo "$pass passed, $fail failed"

@@ -40,7 +40,10 @@ if [ ! -f "$obj/.config" ] || [ "$(cat "$obj/.fragments" 2>/dev/null)" != "$want
 fi
 
 missing=0
-for opt in $(cat "$@" | sed -n 's/^\(CONFIG_[A-Z0-9_]*\)=y$/\1/p'); do
+for opt in $(cat "$@" | sed -n 's/^\(CONFIG_[A-Z0-9_]*\)=y$/\1/p' | sort -u); do
+	# A later fragment may turn it off again (tests/config/no-policy.config).
+	last=$(cat "$@" | grep -E "^($opt=|# $opt is not set)" | tail -1)
+	[ "$last" = "$opt=y" ] || continue
 	grep -qx "$opt=y" "$obj/.config" && continue
 	if grep -rqx "config ${opt#CONFIG_}" --include='Kconfig*' "$src"; then
 		echo "build-kernel: $opt=y was asked for but is not set" >&2
