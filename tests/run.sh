@@ -198,7 +198,8 @@ KUNIT_EXPECT="--expect-kunit exec_folio --expect-kunit exec_folio_sysfs"
 # file ~110 s, ovl ~115 s, faultinject ~60 s.
 GUEST_TIMEOUT=1500 boot x86_64 "$bz" "" "$smallfs" "selftest $selftest_small" "utility sh /tests/bin/utility.sh" \
 	"dynlib sh /tests/bin/dynlib.sh" "place PLACE_ASLR_RUNS=$aslr_runs sh /tests/bin/place.sh never 64K auto 2M" \
-	"overlay sh /tests/bin/overlay.sh" "execfd sh /tests/bin/execfd.sh" "stress-exec sh /tests/bin/stress.sh exec" "stress-file sh /tests/bin/stress.sh file" \
+	"overlay sh /tests/bin/overlay.sh" "execfd sh /tests/bin/execfd.sh" \
+	"compat sh /tests/bin/compat.sh" "cost sh /tests/bin/cost.sh never 64K auto 2M" "stress-exec sh /tests/bin/stress.sh exec" "stress-file sh /tests/bin/stress.sh file" \
 	"stress-ovl sh /tests/bin/stress.sh ovl" "faultinject sh /tests/bin/faultinject.sh"
 
 phase "real programs: per mapped file, under each policy"
@@ -356,7 +357,7 @@ for ps in $arm64_sizes; do
 		BUSYBOX=$build/arm64/busybox boot "arm64-$ps" "$obj/arch/arm64/boot/Image" "" \
 		"$smallfs" "selftest $selftest_small" "utility sh /tests/bin/utility.sh" \
 		"contpte sh /tests/bin/contpte.sh" "place PLACE_ASLR_RUNS=$aslr_runs sh /tests/bin/place.sh never arch auto" \
-		"field sh /tests/bin/field/field.sh"
+		"field sh /tests/bin/field/field.sh" "cost sh /tests/bin/cost.sh never arch auto"
 	# exec_order=64K on the command line: a size with 4K and 16K pages,
 	# a single page (refused, default kept) with 64K pages.
 	knob=/sys/kernel/mm/transparent_hugepage/exec_order

@@ -249,6 +249,7 @@ bool exec_folio_binary_ra(struct vm_fault *vmf, unsigned long ra_pages,
 bool exec_folio_binary_async(struct vm_fault *vmf, unsigned long ra_pages);
 bool exec_folio_binary_large(struct mm_struct *mm,
 			     struct address_space *mapping);
+void exec_folio_header_block(struct file *file);
 
 /**
  * exec_folio_exec_read - Read what execve() reads of a binary.
@@ -387,6 +388,10 @@ static inline unsigned long exec_folio_text_align(struct file *file,
 static inline bool exec_folio_placing(void)
 {
 	return false;
+}
+
+static inline void exec_folio_header_block(struct file *file)
+{
 }
 
 static inline void exec_folio_mm_init(struct mm_struct *mm,

@@ -78,19 +78,25 @@ if [ "$size" = 64K ] && [ -d $dir/pieroot ]; then
 	mount -t overlay overlay \
 		-o lowerdir=$dir/pieroot,upperdir=$top/pupper,workdir=$top/pwork $pmerged
 	echo 64K > $knob
-	placed=0
+	placed=0 pie=0
 	for i in 1 2 3; do
 		p=$(cold_spawn chroot $pmerged /bin/bigtext-pie --stop) ||
 			{ nok "bigtext-pie stops in a chroot on overlayfs"; break; }
 		set -- $(awk '$2 ~ /x/ && index($6, "libc.so.6") { split($1, a, "-"); print a[1], $3; exit }' \
 			/proc/$p/maps)
 		[ -n "${1:-}" ] && [ $(( (0x$1 - 0x$2) % 65536 )) -eq 0 ] && placed=$((placed + 1))
+		# The program itself, placed by execve() through the real file.
+		set -- $(awk '$2 ~ /x/ && index($6, "bigtext-pie") { split($1, a, "-"); print a[1], $3; exit }' \
+			/proc/$p/maps)
+		[ -n "${1:-}" ] && [ $(( (0x$1 - 0x$2) % 65536 )) -eq 0 ] && pie=$((pie + 1))
 		[ $i = 3 ] && $ctl report --pid $p > /tmp/ovl-report
 		kill -9 $p 2> /dev/null
 		wait $p 2> /dev/null
 	done
 	[ $placed = 3 ] && ok "libc from overlayfs placed congruent modulo 64K (3 of 3 runs)" ||
 		nok "libc from overlayfs placed congruent modulo 64K ($placed of 3 runs)"
+	[ $pie = 3 ] && ok "a PIE from overlayfs placed congruent modulo 64K (3 of 3 runs)" ||
+		nok "a PIE from overlayfs placed congruent modulo 64K ($pie of 3 runs)"
 	d=$(report_dist libc.so.6 < /tmp/ovl-report)
 	echo "# folio-dist libc.so.6@64K-overlay:$d"
 	x=$(field 64K "$d")

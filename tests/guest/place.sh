@@ -53,13 +53,11 @@ check_placed() {
 		nok "$1: $2 is mapped"
 		return
 	fi
-	_pos=$(possible $6 $7 $3)
 	# Text that starts at file offset 0 (aarch64's -z noseparate-code)
-	# shares its first block with the ELF headers, which execve() reads
-	# in the policy's 64K folios: that block cannot be one PMD folio.
-	if [ "$5" = pmd ] && [ "$8" -eq 0 ]; then
-		_pos=$(awk "BEGIN{printf \"%.1f\", $(possible $(($6 + $3)) $7 $3) * ($7 - $6 - $3) / ($7 - $6)}")
-	fi
+	# shares its first block with the ELF headers: that block counts as
+	# possible too (execve() drops the small folios its header reads
+	# left there when it places the text for PMD folios).
+	_pos=$(possible $6 $7 $3)
 	_got=n/a
 	[ "$5" = - ] || _got=$(field $5 "$4")
 	echo "# place $(uname -m)/$2@$1 size=$3 start=$(printf %x $6) offset=$(printf %x $8) possible=$_pos% reached=${_got}%"

@@ -67,6 +67,10 @@ $cc -O2 -static -Wall -o "$out/exec_stress" "$here/progs/exec_stress.c"
 $cc -O2 -static -Wall -pthread -o "$out/file_stress" "$here/progs/file_stress.c"
 # The interpreter of tests/guest/execfd.sh's binfmt_misc entry.
 $cc -O2 -static -Wall -o "$out/execfd_reader" "$here/progs/execfd_reader.c"
+# What the policy costs where it is not meant to help (tests/guest/cost.sh).
+$cc -O2 -static -Wall -I"$tree/tools/exec_folio_ctl" -o "$out/exec_cost" \
+	"$here/progs/exec_cost.c" "$tree/tools/exec_folio_ctl/folio_walk.c"
+install -m 0755 "$here/guest/cost.sh" "$out/"
 install -m 0755 "$here/guest/stress.sh" "$here/guest/stress-lib.sh" "$here/guest/memcg.sh" \
 	"$here/guest/faultinject.sh" "$out/"
 
@@ -78,6 +82,14 @@ if [ -z "${CROSS_COMPILE:-}" ]; then
 	mkdir -p "$out/lib"
 	cp -L /lib64/ld-linux-x86-64.so.2 /lib/x86_64-linux-gnu/libc.so.6 "$out/lib/"
 	install -m 0755 "$here/guest/dynlib.sh" "$out/dynlib.sh"
+	# The same PIE without libc, for x86_64 and as a 32-bit (compat)
+	# program: only 64-bit programs are placed (tests/guest/compat.sh).
+	for m in 64:nolibc-pie 32:compat-pie; do
+		$cc -m${m%%:*} -O2 -nostdlib -fPIE -pie -Wl,--no-dynamic-linker \
+			-fno-stack-protector -DTEXT_KIB=2560 -o "$out/${m#*:}" \
+			"$here/progs/nolibc_pie.c" "$st/exec_folio_text.S"
+	done
+	install -m 0755 "$here/guest/compat.sh" "$out/"
 fi
 
 # PIEs as distributions link them (default max-page-size: p_align 4K on
