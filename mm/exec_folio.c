@@ -408,6 +408,39 @@ unsigned long exec_folio_place_size(struct mm_struct *mm,
 }
 
 /**
+ * exec_folio_header_block - Let a PIE's first text block be one PMD folio.
+ * @file: The program execve() is loading.
+ *
+ * Text at file offset 0 (-z noseparate-code, aarch64's default) shares
+ * its first block with the ELF headers, which execve() read before it
+ * knew where the text would be placed, in folios of at most 64K or the
+ * architecture's size.  When the text is placed for PMD-size folios,
+ * drop those folios of the first PMD block, so that the first fault on
+ * it reads the block as one folio.  They were just read and are clean;
+ * invalidate_mapping_pages() leaves any folio that is mapped (the
+ * program already runs elsewhere), dirty or locked, and the fault then
+ * reads around what is left.  Not while memory is short, where the
+ * fault would not read a PMD folio anyway.
+ */
+void exec_folio_header_block(struct file *file)
+{
+	struct address_space *mapping =
+		d_real_inode(file->f_path.dentry)->i_mapping;
+	unsigned long nr = 1UL << PMD_ORDER;
+	struct folio *folio;
+	bool whole;
+
+	folio = filemap_get_folio(mapping, 0);
+	if (IS_ERR(folio))
+		return;
+	whole = folio_nr_pages(folio) >= nr;
+	folio_put(folio);
+	if (whole || exec_folio_memory_low(nr))
+		return;
+	invalidate_mapping_pages(mapping, 0, nr - 1);
+}
+
+/**
  * exec_folio_mmap_size - The size to place a new file mapping congruent for.
  * @file: The file being mapped.
  * @len: The length of the mapping.

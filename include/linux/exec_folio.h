@@ -141,6 +141,7 @@ unsigned long exec_folio_place_size(struct mm_struct *mm,
 unsigned long exec_folio_mmap_size(struct file *file, unsigned long len,
 				   unsigned long pgoff, unsigned long flags,
 				   vm_flags_t vm_flags);
+void exec_folio_header_block(struct file *file);
 bool exec_folio_memory_low(unsigned long nr_pages);
 unsigned int exec_folio_max_order(void);
 bool exec_folio_policy_is_large(unsigned int policy);
@@ -249,7 +250,6 @@ bool exec_folio_binary_ra(struct vm_fault *vmf, unsigned long ra_pages,
 bool exec_folio_binary_async(struct vm_fault *vmf, unsigned long ra_pages);
 bool exec_folio_binary_large(struct mm_struct *mm,
 			     struct address_space *mapping);
-void exec_folio_header_block(struct file *file);
 
 /**
  * exec_folio_exec_read - Read what execve() reads of a binary.

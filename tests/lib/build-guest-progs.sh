@@ -86,7 +86,7 @@ if [ -z "${CROSS_COMPILE:-}" ]; then
 	# program: only 64-bit programs are placed (tests/guest/compat.sh).
 	for m in 64:nolibc-pie 32:compat-pie; do
 		$cc -m${m%%:*} -O2 -nostdlib -fPIE -pie -Wl,--no-dynamic-linker \
-			-fno-stack-protector -DTEXT_KIB=2560 -o "$out/${m#*:}" \
+			-fno-stack-protector -DTEXT_KIB=512 -o "$out/${m#*:}" \
 			"$here/progs/nolibc_pie.c" "$st/exec_folio_text.S"
 	done
 	install -m 0755 "$here/guest/compat.sh" "$out/"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * An x86 PIE with no libc and 2.5M of text (exec_folio_text.S), built
+ * An x86 PIE with no libc and 512K of text (exec_folio_text.S), built
  * both for x86_64 (nolibc-pie) and with -m32 (compat-pie): it stops
  * itself, so that tests/guest/compat.sh can read where the kernel placed
  * it, and exits when continued.
