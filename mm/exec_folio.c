@@ -424,8 +424,7 @@ unsigned long exec_folio_place_size(struct mm_struct *mm,
  */
 void exec_folio_header_block(struct file *file)
 {
-	struct address_space *mapping =
-		d_real_inode(file->f_path.dentry)->i_mapping;
+	struct address_space *mapping = exec_folio_real_mapping(file);
 	unsigned long nr = 1UL << PMD_ORDER;
 	struct folio *folio;
 	bool whole;
@@ -462,17 +461,11 @@ unsigned long exec_folio_mmap_size(struct file *file, unsigned long len,
 				   unsigned long pgoff, unsigned long flags,
 				   vm_flags_t vm_flags)
 {
-	struct address_space *mapping;
-	struct inode *real;
-
 	if (!file || !IS_ENABLED(CONFIG_64BIT) || in_compat_syscall() ||
 	    (flags & MAP_FIXED) || (flags & MAP_TYPE) != MAP_PRIVATE ||
 	    (vm_flags & VM_WRITE) || !current->mm)
 		return 0;
-	/* On overlayfs, the real file's mapping holds the folios. */
-	real = d_real_inode(file->f_path.dentry);
-	mapping = real == file_inode(file) ? file->f_mapping : real->i_mapping;
-	return exec_folio_place_size(current->mm, mapping,
+	return exec_folio_place_size(current->mm, exec_folio_real_mapping(file),
 				     (loff_t)pgoff << PAGE_SHIFT, len);
 }
 

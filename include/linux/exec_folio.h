@@ -200,6 +200,17 @@ static inline bool exec_folio_placing(void)
 	return static_branch_unlikely(&exec_folio_enabled);
 }
 
+/*
+ * The mapping that holds @file's folios: on overlayfs the real file's,
+ * whose i_mapping the overlay file's f_mapping is not.
+ */
+static inline struct address_space *exec_folio_real_mapping(struct file *file)
+{
+	struct inode *real = d_real_inode(file->f_path.dentry);
+
+	return real == file_inode(file) ? file->f_mapping : real->i_mapping;
+}
+
 /**
  * exec_folio_text_align - Place a program's text for its folios.
  * @file: The program, being loaded by execve() into current->mm.
@@ -215,9 +226,7 @@ static inline unsigned long exec_folio_text_align(struct file *file,
 {
 	if (!static_branch_unlikely(&exec_folio_enabled))
 		return 0;
-	/* On overlayfs, the real file's mapping holds the folios. */
-	return exec_folio_place_size(current->mm,
-				     d_real_inode(file->f_path.dentry)->i_mapping,
+	return exec_folio_place_size(current->mm, exec_folio_real_mapping(file),
 				     offset, len);
 }
 

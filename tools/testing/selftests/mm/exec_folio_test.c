@@ -968,6 +968,41 @@ TEST_F(policy, padding_after_text_not_read)
 	close(fd);
 }
 
+/* Pages of [@map, @map + @len) in the page cache; -1 on error. */
+static long cached_pages(char *map, size_t len)
+{
+	unsigned long psize = sysconf(_SC_PAGESIZE), n = len / psize;
+	unsigned char *vec = malloc(n);
+	long cached = 0;
+
+	if (!vec || mincore(map, len, vec)) {
+		free(vec);
+		return -1;
+	}
+	for (unsigned long i = 0; i < n; i++)
+		cached += vec[i] & 1;
+	free(vec);
+	return cached;
+}
+
+/*
+ * Map @len bytes of @fd from @off PROT_READ | PROT_EXEC at an address
+ * aligned to @align, so that nothing but the policy decides the folio
+ * size.  The mapping sits in a reservation of @len + @align: unmap that
+ * much, from *@area.
+ */
+static char *map_exec_aligned(int fd, size_t len, size_t align, off_t off,
+			      char **area)
+{
+	char *map;
+
+	*area = mmap(NULL, len + align, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (*area == MAP_FAILED)
+		return MAP_FAILED;
+	map = (char *)(((unsigned long)*area + align - 1) & ~(align - 1));
+	return mmap(map, len, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_FIXED, fd, off);
+}
+
 /*
  * MADV_RANDOM on text is honoured as on any mapping: a miss reads the
  * faulting page only, not a large folio (nor a read-around window).
@@ -975,10 +1010,9 @@ TEST_F(policy, padding_after_text_not_read)
 TEST_F(policy, exec_mapping_honours_madv_random)
 {
 	const char *path = helper("bigtext-2m");
-	unsigned long psize = sysconf(_SC_PAGESIZE);
-	unsigned long len = 1UL << 20, off = 2UL << 20, cached = 0;
-	unsigned char *vec;
+	unsigned long len = 1UL << 20, off = 2UL << 20;
 	int fd, pipefd[2];
+	long cached;
 	char *map;
 
 	ASSERT_EQ(knob_set(test_word()), 0);
@@ -993,14 +1027,8 @@ TEST_F(policy, exec_mapping_honours_madv_random)
 	ASSERT_EQ(write(pipefd[1], map, 1), 1);
 	close(pipefd[0]);
 	close(pipefd[1]);
-	vec = calloc(len / psize, 1);
-	ASSERT_NE(vec, NULL);
-	ASSERT_EQ(mincore(map, len, vec), 0);
-	for (unsigned long i = 0; i < len / psize; i++)
-		if (vec[i] & 1)
-			cached++;
-	EXPECT_EQ(cached, 1) TH_LOG("%lu pages read for one random fault", cached);
-	free(vec);
+	cached = cached_pages(map, len);
+	EXPECT_EQ(cached, 1) TH_LOG("%ld pages read for one random fault", cached);
 	munmap(map, len);
 	close(fd);
 }
@@ -1030,23 +1058,6 @@ TEST_F(policy, text_past_miss_limit_in_policy_folios)
 	EXPECT_EQ(pages_from_order(&tw, order + 1), 0);
 }
 
-/* Pages of [@map, @map + @len) in the page cache; -1 on error. */
-static long cached_pages(char *map, size_t len)
-{
-	unsigned long psize = sysconf(_SC_PAGESIZE), n = len / psize;
-	unsigned char *vec = malloc(n);
-	long cached = 0;
-
-	if (!vec || mincore(map, len, vec)) {
-		free(vec);
-		return -1;
-	}
-	for (unsigned long i = 0; i < n; i++)
-		cached += vec[i] & 1;
-	free(vec);
-	return cached;
-}
-
 /*
  * A sparse file of @len bytes in the helpers' directory (XFS), open as
  * *@fd and again, read-only, as *@fd2 if @fd2 is not NULL, then unlinked:
@@ -1067,22 +1078,6 @@ static int sparse_file(size_t len, int *fd, int *fd2)
 	if ((fd2 && *fd2 < 0) || ftruncate(*fd, len))
 		return -1;
 	return 0;
-}
-
-/*
- * Map @len bytes of @fd PROT_READ | PROT_EXEC at an address aligned to
- * @align, so that nothing but the policy decides the folio size.  The
- * mapping sits in a reservation of @len + @align: unmap that much.
- */
-static char *map_exec_aligned(int fd, size_t len, size_t align, char **area)
-{
-	char *map;
-
-	*area = mmap(NULL, len + align, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (*area == MAP_FAILED)
-		return MAP_FAILED;
-	map = (char *)(((unsigned long)*area + align - 1) & ~(align - 1));
-	return mmap(map, len, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_FIXED, fd, 0);
 }
 
 /* A read fault on the page at @p, as a load from it would take. */
@@ -1110,7 +1105,7 @@ static int random_reads(const char *word, int prot, unsigned long blk,
 
 	if (knob_set(word) || sparse_file(len, &fd, NULL))
 		return -1;
-	map = map_exec_aligned(fd, len, blk, &area);
+	map = map_exec_aligned(fd, len, blk, 0, &area);
 	if (map == MAP_FAILED || mprotect(map, len, prot))
 		goto out;
 	for (unsigned long i = 0; i < 2 * RANDOM_DATA_FAULTS; i++) {
@@ -1203,9 +1198,9 @@ TEST_F(policy, fault_around_hit_refunds_only_its_window)
 		SKIP(return, "no fault-around with 64K pages (fault_around_bytes)");
 	ASSERT_EQ(knob_set("1M"), 0);
 	ASSERT_EQ(sparse_file(len, &fd, &fd2), 0);
-	map = map_exec_aligned(fd, len, blk, &area);
+	map = map_exec_aligned(fd, len, blk, 0, &area);
 	ASSERT_NE(map, MAP_FAILED);
-	other = map_exec_aligned(fd2, len, blk, &area2);
+	other = map_exec_aligned(fd2, len, blk, 0, &area2);
 	ASSERT_NE(other, MAP_FAILED);
 	/* Block 0 read through the other file: its own mmap_miss. */
 	ASSERT_EQ(touch(other), 0);
@@ -1263,20 +1258,6 @@ TEST_F(policy, thp_disabled_process_gets_no_pmd_folio)
 	}
 }
 
-/* Map bigtext-2m's second 2M of file at a 2M-aligned address. */
-static char *map_aligned_2m(int fd)
-{
-	size_t len = 2UL << 20;
-	char *area, *map;
-
-	area = mmap(NULL, 2 * len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (area == MAP_FAILED)
-		return MAP_FAILED;
-	map = (char *)(((unsigned long)area + len - 1) & ~(len - 1));
-	return mmap(map, len, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_FIXED,
-		    fd, len);
-}
-
 /* A text mapping with MADV_NOHUGEPAGE gets no PMD-size folio under "2M". */
 TEST_F(policy, nohugepage_text_gets_no_pmd_folio)
 {
@@ -1291,15 +1272,16 @@ TEST_F(policy, nohugepage_text_gets_no_pmd_folio)
 	for (size_t i = 0; i < ARRAY_SIZE(advice); i++) {
 		struct text_walk tw;
 		char real[PATH_MAX];
+		char *area, *map;
 		uint64_t want;
-		char *map;
 		int fd;
 
 		ASSERT_EQ(cold_cache(), 0);
 		ASSERT_NE(realpath(path, real), NULL);
 		fd = open(real, O_RDONLY);
 		ASSERT_GE(fd, 0);
-		map = map_aligned_2m(fd);
+		/* bigtext-2m's second 2M of file, 2M-aligned. */
+		map = map_exec_aligned(fd, len, len, len, &area);
 		ASSERT_NE(map, MAP_FAILED);
 		ASSERT_EQ(madvise(map, len, advice[i]), 0);
 		/* Read faults on every page, as execution would make. */
@@ -1309,7 +1291,7 @@ TEST_F(policy, nohugepage_text_gets_no_pmd_folio)
 			   &tw);
 		want = advice[i] == MADV_NORMAL ? len >> page_shift() : 0;
 		EXPECT_EQ(pages_from_order(&tw, pmd_order), want);
-		munmap(map, len);
+		munmap(area, 2 * len);
 		close(fd);
 	}
 }
