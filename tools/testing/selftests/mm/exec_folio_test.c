@@ -752,6 +752,30 @@ TEST_F(policy, header_block_in_large_folio)
 }
 
 /*
+ * The same for a PMD folio, under "auto": bigtext-nosep is not a PIE, but
+ * its text is linked at 0x400000 from file offset 0, congruent modulo 2M,
+ * so its first 2M block (with the ELF headers) is PMD-mapped like the
+ * others, not left in the folios execve() read the headers in.
+ */
+TEST_F(policy, header_block_pmd_mapped_non_pie)
+{
+	int pmd_order = folio_walk_pmd_order(page_shift());
+	struct text_walk tw;
+
+	ASSERT_GT(pmd_order, 0);
+	if (pmd_order + page_shift() > 21)
+		SKIP(return, "a PMD is larger than the 2M cap with this page size");
+	if (access(helper("bigtext-nosep"), X_OK))
+		SKIP(return, "no bigtext-nosep helper");
+	ASSERT_EQ(knob_set("auto"), 0);
+	ASSERT_EQ(measure("bigtext-nosep", "bigtext-nosep@auto", &tw), 0);
+	ASSERT_EQ(tw.text.pgoff, 0);
+	ASSERT_EQ(tw.text.start & ((1UL << (pmd_order + page_shift())) - 1), 0);
+	expect_blocks(_metadata, &tw, "bigtext-nosep@auto", pmd_order);
+	EXPECT_GT(tw.report.file.pmd_mapped, 0);
+}
+
+/*
  * Text of which a few pages were read before the exec (a read() of the
  * file, a scanner, the loader of another binary): each block holding a
  * cached page is filled around it with the largest aligned folios that
