@@ -10,7 +10,8 @@
 #         policy changes within 240 s (about 175 s on the debug kernel).
 #         First, a copy of checktext with a flipped bit in its text must
 #         be caught.
-#   file  file_stress on XFS under exec_order 2M, 64K, auto and never:
+#   file  fault_around_split (fault-around racing with folio splits),
+#         then file_stress on XFS under exec_order 2M, 64K, auto and never:
 #         PROT_EXEC mappings read and checked while the files are written,
 #         truncated, re-extended, hole-punched and dropped from the cache;
 #         then the same focused on end of file (file_stress -E), where
@@ -31,7 +32,7 @@ execs=10000 writes=1000 ecap=240
 fops=300 fchecks=20000 fcap=45 fpols="2M 64K auto never"
 if [ "$quick" = quick ]; then
 	execs=1500 writes=150 ecap=300
-	fops=150 fchecks=5000 fcap=60 fpols="2M never"
+	fops=150 fchecks=5000 fcap=60 fpols="2M never" fas_secs=20
 fi
 
 # exec_run NAME BINARY...: exec stress on those checktext binaries.
@@ -102,6 +103,14 @@ exec)
 file)
 	mkdir -p /mnt/fstress
 	selfcheck_file /mnt/fstress
+	# Fault-around starting inside a large folio that is being split
+	# (truncate_inode_partial_folio()) must not map its tails below its
+	# start: on stock 6.12 this put a page of one file into the VMA
+	# below and stopped the debug kernel at VM_BUG_ON_FOLIO(folio_mapped())
+	# within about 30 s ("mm/filemap: do not let fault-around step below
+	# its start").
+	$bin/fault_around_split /mnt/fstress ${fas_secs:-60}
+	tap $? fault-around-split
 	file_run file-xfs /mnt/fstress
 	rm -rf /mnt/fstress
 	;;

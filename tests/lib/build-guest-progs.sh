@@ -4,7 +4,8 @@
 # Build, statically, the programs the guest runs: the kselftest from the
 # kernel TREE (it uses the harness headers there and the folio walk of
 # tools/exec_folio_ctl), and its helpers bigtext, bigtext-2m, hugetext,
-# tinytext; the stress programs (checktext, exec_stress, file_stress).
+# tinytext; the stress programs (checktext, exec_stress, file_stress,
+# fault_around_split).
 # With CROSS_COMPILE=aarch64-linux-gnu- they are built for the arm64
 # guests.
 set -euo pipefail
@@ -65,6 +66,9 @@ PY
 chmod 0755 "$out/checktext-bad"
 $cc -O2 -static -Wall -o "$out/exec_stress" "$here/progs/exec_stress.c"
 $cc -O2 -static -Wall -pthread -o "$out/file_stress" "$here/progs/file_stress.c"
+# Fault-around racing with the split of the large folio it starts in.
+$cc -O2 -static -Wall -Wextra -pthread -o "$out/fault_around_split" \
+	"$here/progs/fault_around_split.c"
 # The interpreter of tests/guest/execfd.sh's binfmt_misc entry.
 $cc -O2 -static -Wall -o "$out/execfd_reader" "$here/progs/execfd_reader.c"
 # What the policy costs where it is not meant to help (tests/guest/cost.sh).

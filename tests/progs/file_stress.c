@@ -435,6 +435,32 @@ static __attribute__((noinline)) int read8(const char *addr, uint8_t *bytes)
 }
 
 /*
+ * After a wrong read: what the file itself holds there now (pread(), the
+ * page cache), and which physical page the mapping reads (pagemap, as
+ * root).  Mapping and page cache agreeing on wrong bytes points at the
+ * page cache's content; the cache right and the mapping wrong points at
+ * a stale or misplaced page table entry.
+ */
+static void explain(struct file *f, const char *addr, uint64_t o)
+{
+	uint8_t now[8] = { 0 };
+	uint64_t ent = 0;
+	ssize_t n = pread(f->fd, now, 8, o);
+	int pm = open("/proc/self/pagemap", O_RDONLY);
+
+	if (pm >= 0) {
+		if (pread(pm, &ent, 8, ((uintptr_t)addr / page) * 8) != 8)
+			ent = 0;
+		close(pm);
+	}
+	printf("#   pread    %02x %02x %02x %02x %02x %02x %02x %02x (%zd bytes); "
+	       "pagemap %s pfn %#llx%s\n", now[0], now[1], now[2], now[3], now[4], now[5],
+	       now[6], now[7], n, ent >> 63 ? "present" : "not present",
+	       (unsigned long long)(ent & ((1ULL << 55) - 1)),
+	       (ent >> 61) & 1 ? " file/shared-anon" : " anon or none");
+}
+
+/*
  * Read the 8 bytes at @addr, file offset @o of file @f, and check them
  * against every state the file was in while they were read.
  */
@@ -503,6 +529,7 @@ static void check(struct file *f, const char *addr, uint64_t o, const char *what
 	if (!bus)
 		printf("#   read     %02x %02x %02x %02x %02x %02x %02x %02x\n", bytes[0],
 		       bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7]);
+	explain(f, addr, o);
 	for (j = 0; j < n; j++) {
 		const struct state *st = &f->hist[(klo + j) % RING];
 		uint32_t gen = 0;
