@@ -3,20 +3,18 @@
  * Exec folio policy: which folio order page faults on executable file
  * mappings read text into.  One decision function takes every input (the
  * global and per-process policy, the architecture's preference, page and
- * PMD size, the VMA, the filesystem's limit, memory pressure); the fault
- * path gathers them without taking a lock.
+ * PMD size, the VMA, the filesystem's limit); the fault path gathers them
+ * without taking a lock.
  */
 
 #include <linux/exec_folio.h>
 #include <linux/huge_mm.h>
 #include <linux/init.h>
 #include <linux/log2.h>
-#include <linux/memcontrol.h>
 #include <linux/minmax.h>
 #include <linux/compat.h>
 #include <linux/mm.h>
 #include <linux/mman.h>
-#include <linux/mmzone.h>
 #include <linux/mutex.h>
 #include <linux/pagemap.h>
 #include <linux/sizes.h>
@@ -195,7 +193,10 @@ static unsigned int exec_folio_auto(const struct exec_folio_input *in,
  * @in: Everything the decision depends on.
  *
  * Whatever the policy, a VMA or process that opted out of THP gets no
- * PMD-size folio, and while memory is short no folio larger than 64K.
+ * PMD-size folio.  Memory is not looked at: the read allocates the
+ * folio without direct reclaim and steps down an order only when the
+ * page allocator has no free block of the order, or the memory cgroup
+ * cannot take it (page_cache_ra_order_exact()).
  *
  * Return: an order in [0, exec_folio_cap()]; 0 means the ordinary
  * read-around.
@@ -209,8 +210,6 @@ unsigned int exec_folio_decide(const struct exec_folio_input *in)
 
 	if (in->thp_disabled && in->pmd_order <= cap)
 		cap = in->pmd_order - 1;
-	if (in->low_memory)
-		cap = min(cap, exec_folio_order_64k(in->page_shift));
 
 	switch (EXEC_FOLIO_POLICY_MODE(policy)) {
 	case EXEC_FOLIO_ARCH:
@@ -228,85 +227,12 @@ unsigned int exec_folio_decide(const struct exec_folio_input *in)
 	return order < EXEC_FOLIO_MIN_ORDER ? 0 : order;
 }
 
-/*
- * Free memory of the node that page-cache folios for this fault come
- * from (the local memory node: filemap_alloc_folio() follows the task's
- * mempolicy, local by default) against the sum of its high watermarks.
- */
-static bool exec_folio_node_low(void)
-{
-	pg_data_t *pgdat = NODE_DATA(numa_mem_id());
-	unsigned long free = 0, high = 0;
-	int i;
-
-	for (i = 0; i < MAX_NR_ZONES; i++) {
-		struct zone *zone = &pgdat->node_zones[i];
-
-		if (!managed_zone(zone))
-			continue;
-		free += zone_page_state(zone, NR_FREE_PAGES);
-		high += high_wmark_pages(zone);
-	}
-	return free < high;
-}
-
-/*
- * The memory cgroup that the folio will be charged to, or one of its
- * ancestors, has less than an eighth of its memory.max (or memory.high)
- * left, or less than @nr_pages: a large folio there would push the
- * group into reclaim, or its OOM killer, sooner.
- */
-static bool exec_folio_memcg_low(unsigned long nr_pages)
-{
-#ifdef CONFIG_MEMCG
-	struct mem_cgroup *memcg, *iter;
-	bool low = false;
-
-	if (mem_cgroup_disabled())
-		return false;
-	/* Where filemap_add_folio() will charge it: as mem_cgroup_charge(). */
-	memcg = get_mem_cgroup_from_mm(NULL);
-	rcu_read_lock();
-	for (iter = memcg; iter && !mem_cgroup_is_root(iter);
-	     iter = parent_mem_cgroup(iter)) {
-		unsigned long limit = min(READ_ONCE(iter->memory.max),
-					  READ_ONCE(iter->memory.high));
-		unsigned long usage = page_counter_read(&iter->memory);
-
-		if (usage + max(nr_pages, limit / 8) > limit) {
-			low = true;
-			break;
-		}
-	}
-	rcu_read_unlock();
-	if (memcg)
-		css_put(&memcg->css);
-	return low;
-#else
-	return false;
-#endif
-}
-
-/**
- * exec_folio_memory_low - Is memory short for a folio of @nr_pages?
- * @nr_pages: The size of the folio about to be read.
- *
- * Return: true if the node the folio would come from is below its high
- * watermark, or the memory cgroup it would be charged to is close to its
- * limit.
- */
-bool exec_folio_memory_low(unsigned long nr_pages)
-{
-	return exec_folio_node_low() || exec_folio_memcg_low(nr_pages);
-}
-
 /**
  * exec_folio_fault_order - The folio order for a page-cache miss on text.
  * @vma: The executable file VMA; the caller holds its mmap or VMA lock.
  *
  * Called once per miss, through exec_folio_vma_order().  Takes no lock:
- * the policies are read with READ_ONCE().  Memory pressure is only
- * looked at when the policy asks for a large folio.
+ * the policies are read with READ_ONCE().
  *
  * Return: the order to read text into, 0 for the ordinary read-around.
  */
@@ -323,18 +249,10 @@ unsigned int exec_folio_fault_order(struct vm_area_struct *vma)
 		.vm_start = vma->vm_start,
 		.vm_end = vma->vm_end,
 		.vm_pgoff = vma->vm_pgoff,
+		.thp_disabled = vma_thp_disabled(vma, vma->vm_flags) ||
+				thp_disabled_by_hw(),
 	};
-	unsigned int order;
 
-	in.thp_disabled = vma_thp_disabled(vma, vma->vm_flags) ||
-			  thp_disabled_by_hw();
-	order = exec_folio_decide(&in);
-	if (order <= exec_folio_order_64k(PAGE_SHIFT))
-		return order;
-	in.low_memory = exec_folio_memory_low(1UL << order);
-	if (!in.low_memory)
-		return order;
-	exec_folio_count(EXEC_FOLIO_STAT_STEPDOWN);
 	return exec_folio_decide(&in);
 }
 
@@ -342,24 +260,20 @@ unsigned int exec_folio_fault_order(struct vm_area_struct *vma)
  * exec_folio_place - The folio order to place a range of a file for.
  * @in: The policy's inputs.  @in->vm_start, @in->vm_end and @in->vm_pgoff
  *	describe the range as if it were mapped congruent with its file
- *	offset (at an address equal to the offset); @in->low_memory is
- *	ignored.
+ *	offset (at an address equal to the offset).
  *
  * The order a fault would read the range's text into, lowered until the
  * range holds a whole naturally aligned block of it: placing a mapping
  * congruent modulo a size costs address-space layout randomization, and
- * only pays when a folio of that size can then be mapped whole.  Memory
- * pressure is not looked at: a placement lasts as long as the mapping.
+ * only pays when a folio of that size can then be mapped whole.
  *
  * Return: the order, 0 if no placement finer than a page helps.
  */
 unsigned int exec_folio_place(const struct exec_folio_input *in)
 {
-	struct exec_folio_input placed = *in;
 	unsigned int order;
 
-	placed.low_memory = false;
-	for (order = exec_folio_decide(&placed);
+	for (order = exec_folio_decide(in);
 	     order >= EXEC_FOLIO_MIN_ORDER; order--) {
 		unsigned long size = 1UL << (order + in->page_shift);
 
@@ -419,8 +333,7 @@ unsigned long exec_folio_place_size(struct mm_struct *mm,
  * it reads the block as one folio.  They were just read and are clean;
  * invalidate_mapping_pages() leaves any folio that is mapped (the
  * program already runs elsewhere), dirty or locked, and the fault then
- * reads around what is left.  Not while memory is short, where the
- * fault would not read a PMD folio anyway.
+ * reads around what is left.
  */
 void exec_folio_header_block(struct file *file)
 {
@@ -434,7 +347,7 @@ void exec_folio_header_block(struct file *file)
 		return;
 	whole = folio_nr_pages(folio) >= nr;
 	folio_put(folio);
-	if (whole || exec_folio_memory_low(nr))
+	if (whole)
 		return;
 	invalidate_mapping_pages(mapping, 0, nr - 1);
 }

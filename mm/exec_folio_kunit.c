@@ -20,7 +20,6 @@ struct exec_folio_case {
 	unsigned long vm_start;
 	unsigned long vm_end;
 	unsigned long vm_pgoff;
-	bool low_memory;
 	unsigned int want;
 	bool thp_disabled;
 };
@@ -40,107 +39,92 @@ struct exec_folio_case {
 static const struct exec_folio_case exec_folio_cases[] = {
 	/* global modes, 4K pages */
 	{ "never", P(NEVER, 0), P(INHERIT, 0), 4, 12, 9,
-	  TEXT_2_6M_START, TEXT_2_6M_END, TEXT_2_6M_PGOFF, false, 0 },
+	  TEXT_2_6M_START, TEXT_2_6M_END, TEXT_2_6M_PGOFF, 0 },
 	{ "arch-none", P(ARCH, 0), P(INHERIT, 0), 0, 12, 9,
-	  TEXT_2_6M_START, TEXT_2_6M_END, TEXT_2_6M_PGOFF, false, 0 },
+	  TEXT_2_6M_START, TEXT_2_6M_END, TEXT_2_6M_PGOFF, 0 },
 	{ "arch-64k", P(ARCH, 0), P(INHERIT, 0), 4, 12, 9,
-	  TEXT_2_6M_START, TEXT_2_6M_END, TEXT_2_6M_PGOFF, false, 4 },
+	  TEXT_2_6M_START, TEXT_2_6M_END, TEXT_2_6M_PGOFF, 4 },
 	{ "arch-fs-small", P(ARCH, 0), P(INHERIT, 0), 4, 12, 2,
-	  TEXT_2_6M_START, TEXT_2_6M_END, TEXT_2_6M_PGOFF, false, 2 },
+	  TEXT_2_6M_START, TEXT_2_6M_END, TEXT_2_6M_PGOFF, 2 },
 	{ "arch-fs-none", P(ARCH, 0), P(INHERIT, 0), 4, 12, 0,
-	  TEXT_2_6M_START, TEXT_2_6M_END, TEXT_2_6M_PGOFF, false, 0 },
+	  TEXT_2_6M_START, TEXT_2_6M_END, TEXT_2_6M_PGOFF, 0 },
 	{ "order-16k", P(ORDER, 2), P(INHERIT, 0), 0, 12, 9,
-	  TEXT_2_6M_START, TEXT_2_6M_END, TEXT_2_6M_PGOFF, false, 2 },
+	  TEXT_2_6M_START, TEXT_2_6M_END, TEXT_2_6M_PGOFF, 2 },
 	{ "order-64k", P(ORDER, 4), P(INHERIT, 0), 0, 12, 9,
-	  TEXT_2_6M_START, TEXT_2_6M_END, TEXT_2_6M_PGOFF, false, 4 },
+	  TEXT_2_6M_START, TEXT_2_6M_END, TEXT_2_6M_PGOFF, 4 },
 	{ "order-2m", P(ORDER, 9), P(INHERIT, 0), 0, 12, 9,
-	  TEXT_2_6M_START, TEXT_2_6M_END, TEXT_2_6M_PGOFF, false, 9 },
+	  TEXT_2_6M_START, TEXT_2_6M_END, TEXT_2_6M_PGOFF, 9 },
 	{ "order-fs-cap", P(ORDER, 9), P(INHERIT, 0), 0, 12, 5,
-	  TEXT_2_6M_START, TEXT_2_6M_END, TEXT_2_6M_PGOFF, false, 5 },
+	  TEXT_2_6M_START, TEXT_2_6M_END, TEXT_2_6M_PGOFF, 5 },
 	/* process overrides */
 	{ "local-order", P(ARCH, 0), P(ORDER, 4), 0, 12, 9,
-	  TEXT_2_6M_START, TEXT_2_6M_END, TEXT_2_6M_PGOFF, false, 4 },
+	  TEXT_2_6M_START, TEXT_2_6M_END, TEXT_2_6M_PGOFF, 4 },
 	{ "local-never", P(AUTO, 0), P(NEVER, 0), 0, 12, 9,
-	  TEXT_2_6M_START, TEXT_2_6M_END, TEXT_2_6M_PGOFF, false, 0 },
+	  TEXT_2_6M_START, TEXT_2_6M_END, TEXT_2_6M_PGOFF, 0 },
 	{ "local-auto", P(ARCH, 0), P(AUTO, 0), 0, 12, 9,
-	  TEXT_2_6M_START, TEXT_2_6M_END, TEXT_2_6M_PGOFF, false, 4 },
+	  TEXT_2_6M_START, TEXT_2_6M_END, TEXT_2_6M_PGOFF, 4 },
 	{ "local-arch", P(ORDER, 9), P(ARCH, 0), 4, 12, 9,
-	  TEXT_2_6M_START, TEXT_2_6M_END, TEXT_2_6M_PGOFF, false, 4 },
+	  TEXT_2_6M_START, TEXT_2_6M_END, TEXT_2_6M_PGOFF, 4 },
 	{ "global-never-wins", P(NEVER, 0), P(ORDER, 4), 4, 12, 9,
-	  TEXT_2_6M_START, TEXT_2_6M_END, TEXT_2_6M_PGOFF, false, 0 },
+	  TEXT_2_6M_START, TEXT_2_6M_END, TEXT_2_6M_PGOFF, 0 },
 	{ "global-never-wins-auto", P(NEVER, 0), P(AUTO, 0), 4, 12, 9,
-	  TEXT_4M_START, TEXT_4M_END, TEXT_4M_PGOFF, false, 0 },
+	  TEXT_4M_START, TEXT_4M_END, TEXT_4M_PGOFF, 0 },
 	/* auto by size and alignment, 4K pages */
 	{ "auto-pmd", P(AUTO, 0), P(INHERIT, 0), 0, 12, 9,
-	  TEXT_4M_START, TEXT_4M_END, TEXT_4M_PGOFF, false, 9 },
-	{ "auto-pmd-low-memory", P(AUTO, 0), P(INHERIT, 0), 0, 12, 9,
-	  TEXT_4M_START, TEXT_4M_END, TEXT_4M_PGOFF, true, 4 },
+	  TEXT_4M_START, TEXT_4M_END, TEXT_4M_PGOFF, 9 },
 	{ "auto-pmd-fs-small", P(AUTO, 0), P(INHERIT, 0), 0, 12, 4,
-	  TEXT_4M_START, TEXT_4M_END, TEXT_4M_PGOFF, false, 4 },
+	  TEXT_4M_START, TEXT_4M_END, TEXT_4M_PGOFF, 4 },
 	{ "auto-no-whole-pmd", P(AUTO, 0), P(INHERIT, 0), 0, 12, 9,
-	  TEXT_2_6M_START, TEXT_2_6M_END, TEXT_2_6M_PGOFF, false, 4 },
+	  TEXT_2_6M_START, TEXT_2_6M_END, TEXT_2_6M_PGOFF, 4 },
 	{ "auto-pmd-offset-skew", P(AUTO, 0), P(INHERIT, 0), 0, 12, 9,
-	  0x400000UL, 0x800000UL, 1, false, 4 },
+	  0x400000UL, 0x800000UL, 1, 4 },
 	{ "auto-pmd-address-skew", P(AUTO, 0), P(INHERIT, 0), 0, 12, 9,
-	  0x401000UL, 0xa01000UL, 0, false, 4 },
+	  0x401000UL, 0xa01000UL, 0, 4 },
 	{ "auto-exactly-2m", P(AUTO, 0), P(INHERIT, 0), 0, 12, 9,
-	  0x200000UL, 0x400000UL, 0, false, 9 },
+	  0x200000UL, 0x400000UL, 0, 9 },
 	{ "auto-just-under-2m", P(AUTO, 0), P(INHERIT, 0), 0, 12, 9,
-	  0x200000UL, 0x3ff000UL, 0, false, 4 },
+	  0x200000UL, 0x3ff000UL, 0, 4 },
 	{ "auto-just-over-64k", P(AUTO, 0), P(INHERIT, 0), 0, 12, 9,
-	  0x401000UL, 0x412000UL, 1, false, 4 },
+	  0x401000UL, 0x412000UL, 1, 4 },
 	{ "auto-just-under-64k", P(AUTO, 0), P(INHERIT, 0), 0, 12, 9,
-	  0x401000UL, 0x410000UL, 1, false, 3 },
+	  0x401000UL, 0x410000UL, 1, 3 },
 	{ "auto-16k", P(AUTO, 0), P(INHERIT, 0), 0, 12, 9,
-	  0x401000UL, 0x405000UL, 1, false, 2 },
+	  0x401000UL, 0x405000UL, 1, 2 },
 	{ "auto-tiny", P(AUTO, 0), P(INHERIT, 0), 0, 12, 9,
-	  0x401000UL, 0x403000UL, 1, false, 0 },
+	  0x401000UL, 0x403000UL, 1, 0 },
 	{ "auto-arch-64k", P(AUTO, 0), P(INHERIT, 0), 4, 12, 9,
-	  TEXT_2_6M_START, TEXT_2_6M_END, TEXT_2_6M_PGOFF, false, 4 },
+	  TEXT_2_6M_START, TEXT_2_6M_END, TEXT_2_6M_PGOFF, 4 },
 	/* 16K pages: PMD is 32M, contpte is 2M (order 7) */
 	{ "16k-arch", P(ARCH, 0), P(INHERIT, 0), 7, 14, 11,
-	  0x400000UL, 0x2400000UL, 0, false, 7 },
+	  0x400000UL, 0x2400000UL, 0, 7 },
 	{ "16k-auto", P(AUTO, 0), P(INHERIT, 0), 7, 14, 11,
-	  0x2000000UL, 0x6000000UL, 0, false, 7 },
-	{ "16k-auto-low-memory", P(AUTO, 0), P(INHERIT, 0), 7, 14, 11,
-	  0x2000000UL, 0x6000000UL, 0, true, 2 },
+	  0x2000000UL, 0x6000000UL, 0, 7 },
 	{ "16k-order-capped-2m", P(ORDER, 11), P(INHERIT, 0), 0, 14, 11,
-	  0x400000UL, 0x2400000UL, 0, false, 7 },
+	  0x400000UL, 0x2400000UL, 0, 7 },
 	{ "16k-auto-tiny", P(AUTO, 0), P(INHERIT, 0), 7, 14, 11,
-	  0x400000UL, 0x404000UL, 0, false, 0 },
+	  0x400000UL, 0x404000UL, 0, 0 },
 	/* 64K pages: PMD is 512M, contpte is 2M (order 5) */
 	{ "64k-arch", P(ARCH, 0), P(INHERIT, 0), 5, 16, 13,
-	  0x400000UL, 0x2400000UL, 0, false, 5 },
+	  0x400000UL, 0x2400000UL, 0, 5 },
 	{ "64k-auto", P(AUTO, 0), P(INHERIT, 0), 5, 16, 13,
-	  0x400000UL, 0x2400000UL, 0, false, 5 },
+	  0x400000UL, 0x2400000UL, 0, 5 },
 	{ "64k-auto-no-arch", P(AUTO, 0), P(INHERIT, 0), 0, 16, 13,
-	  0x400000UL, 0x2400000UL, 0, false, 0 },
-	{ "64k-auto-low-memory", P(AUTO, 0), P(INHERIT, 0), 5, 16, 13,
-	  0x400000UL, 0x2400000UL, 0, true, 0 },
+	  0x400000UL, 0x2400000UL, 0, 0 },
 	{ "64k-order-capped-2m", P(ORDER, 13), P(INHERIT, 0), 0, 16, 13,
-	  0x400000UL, 0x2400000UL, 0, false, 5 },
+	  0x400000UL, 0x2400000UL, 0, 5 },
 	{ "64k-auto-1m-text", P(AUTO, 0), P(INHERIT, 0), 5, 16, 13,
-	  0x400000UL, 0x500000UL, 0, false, 4 },
-	/* memory pressure caps every mode at 64K, not only auto */
-	{ "order-2m-low-memory", P(ORDER, 9), P(INHERIT, 0), 0, 12, 9,
-	  TEXT_4M_START, TEXT_4M_END, TEXT_4M_PGOFF, true, 4 },
-	{ "order-16k-low-memory", P(ORDER, 2), P(INHERIT, 0), 0, 12, 9,
-	  TEXT_4M_START, TEXT_4M_END, TEXT_4M_PGOFF, true, 2 },
-	{ "16k-arch-low-memory", P(ARCH, 0), P(INHERIT, 0), 7, 14, 11,
-	  0x400000UL, 0x2400000UL, 0, true, 2 },
-	{ "local-order-low-memory", P(ARCH, 0), P(ORDER, 9), 0, 12, 9,
-	  TEXT_4M_START, TEXT_4M_END, TEXT_4M_PGOFF, true, 4 },
+	  0x400000UL, 0x500000UL, 0, 4 },
 	/* THP opted out (VMA, process or hardware): no PMD-size folio */
 	{ "auto-pmd-thp-disabled", P(AUTO, 0), P(INHERIT, 0), 0, 12, 9,
-	  TEXT_4M_START, TEXT_4M_END, TEXT_4M_PGOFF, false, 4, true },
+	  TEXT_4M_START, TEXT_4M_END, TEXT_4M_PGOFF, 4, true },
 	{ "order-2m-thp-disabled", P(ORDER, 9), P(INHERIT, 0), 0, 12, 9,
-	  TEXT_4M_START, TEXT_4M_END, TEXT_4M_PGOFF, false, 8, true },
+	  TEXT_4M_START, TEXT_4M_END, TEXT_4M_PGOFF, 8, true },
 	{ "order-64k-thp-disabled", P(ORDER, 4), P(INHERIT, 0), 0, 12, 9,
-	  TEXT_4M_START, TEXT_4M_END, TEXT_4M_PGOFF, false, 4, true },
+	  TEXT_4M_START, TEXT_4M_END, TEXT_4M_PGOFF, 4, true },
 	{ "16k-arch-thp-disabled", P(ARCH, 0), P(INHERIT, 0), 7, 14, 11,
-	  0x400000UL, 0x2400000UL, 0, false, 7, true },
+	  0x400000UL, 0x2400000UL, 0, 7, true },
 	{ "64k-arch-thp-disabled", P(ARCH, 0), P(INHERIT, 0), 5, 16, 13,
-	  0x400000UL, 0x2400000UL, 0, false, 5, true },
+	  0x400000UL, 0x2400000UL, 0, 5, true },
 };
 
 static void exec_folio_case_desc(const struct exec_folio_case *c, char *desc)
@@ -163,7 +147,6 @@ static void exec_folio_test_decide(struct kunit *test)
 		.vm_start = c->vm_start,
 		.vm_end = c->vm_end,
 		.vm_pgoff = c->vm_pgoff,
-		.low_memory = c->low_memory,
 		.thp_disabled = c->thp_disabled,
 	};
 	unsigned int order = exec_folio_decide(&in);
@@ -175,9 +158,6 @@ static void exec_folio_test_decide(struct kunit *test)
 	KUNIT_EXPECT_LE(test, 1UL << (order + in.page_shift), (unsigned long)SZ_2M);
 	if (in.thp_disabled)
 		KUNIT_EXPECT_LT(test, order, in.pmd_order);
-	if (in.low_memory)
-		KUNIT_EXPECT_LE(test, 1UL << (order + in.page_shift),
-				(unsigned long)SZ_64K);
 }
 
 static void exec_folio_test_cap(struct kunit *test)
@@ -276,7 +256,6 @@ static void exec_folio_test_place(struct kunit *test)
 		.vm_start = c->offset & ~(page - 1),
 		.vm_end = ALIGN(c->offset + c->len, page),
 		.vm_pgoff = c->offset >> c->page_shift,
-		.low_memory = true,	/* ignored: placement outlives pressure */
 		.thp_disabled = c->thp_disabled,
 	};
 	unsigned int order = exec_folio_place(&in);
@@ -288,7 +267,6 @@ static void exec_folio_test_place(struct kunit *test)
 	/* A whole aligned block of the size fits in the range. */
 	KUNIT_EXPECT_LE(test, ALIGN(in.vm_start, size) + size, in.vm_end);
 	/* Never more than a fault would read. */
-	in.low_memory = false;
 	KUNIT_EXPECT_LE(test, order, exec_folio_decide(&in));
 }
 

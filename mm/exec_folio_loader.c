@@ -32,11 +32,11 @@
  * is taken as its size for text that cannot be PMD-mapped, and nothing
  * above the architecture's size or 64K is used here (a PMD-size folio at
  * the start of a binary would hold its headers and segments other than
- * the text, and could seldom be PMD-mapped).  Memory pressure is not
- * looked at.
+ * the text, and could seldom be PMD-mapped).  As for faults, memory is
+ * not looked at: the read steps down where the allocation fails.
  */
-static unsigned int exec_folio_binary_policy_order(struct mm_struct *mm,
-						   struct address_space *mapping)
+static unsigned int exec_folio_binary_order(struct mm_struct *mm,
+					    struct address_space *mapping)
 {
 	unsigned int local = mm ? READ_ONCE(mm->exec_folio_policy) :
 				  EXEC_FOLIO_INHERIT;
@@ -64,32 +64,18 @@ static unsigned int exec_folio_binary_policy_order(struct mm_struct *mm,
 	return order < EXEC_FOLIO_MIN_ORDER ? 0 : order;
 }
 
-/* The same, less while memory is short, as for faults. */
-static unsigned int exec_folio_binary_order(struct mm_struct *mm,
-					    struct address_space *mapping)
-{
-	unsigned int order = exec_folio_binary_policy_order(mm, mapping);
-	unsigned int order_64k = exec_folio_order_64k(PAGE_SHIFT);
-
-	if (order > order_64k && exec_folio_memory_low(1UL << order)) {
-		exec_folio_count(EXEC_FOLIO_STAT_STEPDOWN);
-		order = order_64k;
-	}
-	return order < EXEC_FOLIO_MIN_ORDER ? 0 : order;
-}
-
 /**
  * exec_folio_binary_large - Does the policy read a binary's text into large folios?
  * @mm: The address space.
  * @mapping: The binary's mapping.
  *
  * Return: true if the policy of @mm reads the text of @mapping into large
- * folios (memory pressure aside).
+ * folios.
  */
 bool exec_folio_binary_large(struct mm_struct *mm,
 			     struct address_space *mapping)
 {
-	return exec_folio_binary_policy_order(mm, mapping) > 0;
+	return exec_folio_binary_order(mm, mapping) > 0;
 }
 
 /**

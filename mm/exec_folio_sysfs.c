@@ -132,12 +132,10 @@ static struct kobj_attribute _name##_attr = __ATTR_RO(_name)
 
 EXEC_FOLIO_STAT_ATTR(alloc, EXEC_FOLIO_STAT_ALLOC);
 EXEC_FOLIO_STAT_ATTR(fallback, EXEC_FOLIO_STAT_FALLBACK);
-EXEC_FOLIO_STAT_ATTR(stepdown, EXEC_FOLIO_STAT_STEPDOWN);
 
 static struct attribute *exec_folio_stats_attrs[] = {
 	&alloc_attr.attr,
 	&fallback_attr.attr,
-	&stepdown_attr.attr,
 	NULL,
 };
 

@@ -85,9 +85,6 @@ static inline unsigned long exec_folio_congruent(unsigned long addr,
  * @vm_start: Start address of the text VMA.
  * @vm_end: End address of the text VMA.
  * @vm_pgoff: File page offset of @vm_start.
- * @low_memory: The node the folio would come from is below its high
- *	watermark, or the memory cgroup it would be charged to is close to
- *	its limit.
  * @thp_disabled: THP is disabled for the VMA or the process
  *	(MADV_NOHUGEPAGE, PR_SET_THP_DISABLE) or by the hardware: no
  *	PMD-size folio, since it could not be PMD-mapped.
@@ -105,7 +102,6 @@ struct exec_folio_input {
 	unsigned long vm_start;
 	unsigned long vm_end;
 	unsigned long vm_pgoff;
-	bool low_memory;
 	bool thp_disabled;
 };
 
@@ -113,7 +109,6 @@ struct exec_folio_input {
 enum exec_folio_stat {
 	EXEC_FOLIO_STAT_ALLOC,		/* large text folios allocated */
 	EXEC_FOLIO_STAT_FALLBACK,	/* allocation failed: one order down */
-	EXEC_FOLIO_STAT_STEPDOWN,	/* memory pressure lowered the order */
 	NR_EXEC_FOLIO_STATS,
 };
 
@@ -142,7 +137,6 @@ unsigned long exec_folio_mmap_size(struct file *file, unsigned long len,
 				   unsigned long pgoff, unsigned long flags,
 				   vm_flags_t vm_flags);
 void exec_folio_header_block(struct file *file);
-bool exec_folio_memory_low(unsigned long nr_pages);
 unsigned int exec_folio_max_order(void);
 bool exec_folio_policy_is_large(unsigned int policy);
 void exec_folio_set_global(unsigned int policy);

@@ -61,30 +61,94 @@ for pol in never 2M auto; do
 	tap $? "memcg-$pol-programs-exit-0-or-oom-killed"
 	[ "$(sed -n 's/^max //p' $g/memory.events)" -gt 0 ]
 	tap $? "memcg-$pol-limit-reached"
-	# Near the cgroup's limit, 2M and auto step down (the memory cgroup
-	# counts as pressure); never allocates nothing of its own.
-	stepdown=$(awk 'NR == FNR { b[$1] = $2; next }
-		$1 ~ /exec_folio.*stepdown$/ { print $2 - b[$1] }' /tmp/vm0 /tmp/vm1)
+	# At the cgroup's limit, 2M and auto still allocate large text
+	# folios (the charge reclaims the group's own cache); never
+	# allocates none of its own.
 	alloc=$(awk 'NR == FNR { b[$1] = $2; next }
 		$1 ~ /exec_folio.*alloc$/ { print $2 - b[$1] }' /tmp/vm0 /tmp/vm1)
 	if [ $pol = never ]; then
 		[ "${alloc:-1}" -eq 0 ]
 		tap $? "memcg-never-no-exec-folio-allocations"
 	else
-		[ "${stepdown:-0}" -gt 0 ]
-		tap $? "memcg-$pol-steps-down-at-the-cgroup-limit"
+		[ "${alloc:-0}" -gt 0 ]
+		tap $? "memcg-$pol-large-text-folios-at-the-cgroup-limit"
 	fi
 	summary="$summary; $pol: $oomk OOM kills, $(awk '
 		NR == FNR { b[$1] = $2; next }
-		$1 ~ /exec_folio.*(fallback|stepdown)$/ { n = $1; sub(/.*[_\/]/, "", n); printf "%s%s +%d", sep, n, $2 - b[$1]; sep = ", " }
+		$1 ~ /exec_folio.*(alloc|fallback)$/ { n = $1; sub(/.*[_\/]/, "", n); printf "%s%s +%d", sep, n, $2 - b[$1]; sep = ", " }
 		' /tmp/vm0 /tmp/vm1)"
 	rmdir $g
 done
 echo "$orig" > $knob
-echo "# memcg: OOM kills and exec folio fallbacks/step-downs per policy${summary}"
+echo "# memcg: OOM kills and exec folio allocations/fallbacks per policy${summary}"
 [ -n "$oom_never" ] && [ "${oom_M:-99}" -le "$oom_never" ]
 tap $? "memcg-2M-no-oom-kill-beyond-never"
 [ -n "$oom_never" ] && [ "${oom_auto:-99}" -le "$oom_never" ]
 tap $? "memcg-auto-no-oom-kill-beyond-never"
+
+# The steady state of a running machine, under auto: text read after the
+# page cache has filled memory (free pages where kswapd keeps them), and
+# in a memory cgroup at its limit full of clean page cache of its own.
+# Both are normal, not short of memory: hugetext's whole 2M blocks must
+# still be PMD-mapped (FilePmdMapped, the kernel's own count).
+pmd_of() { awk '/^FilePmdMapped:/ { s += $2 } END { print s + 0 }' /proc/$1/smaps; }
+stopped() {
+	for _i in $(seq 200); do
+		grep -q '^State:.*T (stopped)' /proc/$1/status 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+high_kb() { awk '$1 == "high" { s += $2 } END { print s * 4 }' /proc/zoneinfo; }
+echo auto > $knob
+dd if=/dev/zero of=/mnt/memcg/fill bs=1M count=200 2>/dev/null
+sync
+drop_caches
+cat /mnt/memcg/fill > /dev/null
+free_kb=$(sed -n 's/^MemFree: *\([0-9]*\).*/\1/p' /proc/meminfo)
+cached_kb=$(sed -n 's/^Cached: *\([0-9]*\).*/\1/p' /proc/meminfo)
+echo "# steady: page cache full: Cached $cached_kb kB, MemFree $free_kb kB, high watermarks $(high_kb) kB"
+vm_snap /tmp/vm0
+/mnt/memcg/hugetext.1 --stop & p=$!
+stopped $p
+tap $? "steady-full-cache-hugetext-stops"
+pmd=$(pmd_of $p)
+kill -CONT $p; wait $p
+vm_snap /tmp/vm1
+echo "# steady: page cache full: hugetext under auto: FilePmdMapped $pmd kB"
+vm_diff /tmp/vm0 /tmp/vm1 "steady full cache"
+[ "$pmd" -ge 2048 ]
+tap $? "steady-full-cache-auto-text-pmd-mapped"
+
+g=$cg/exec-folio-steady
+if mkdir $g && echo 64M > $g/memory.max; then
+	drop_caches
+	vm_snap /tmp/vm0
+	sh -c "echo \$\$ > $g/cgroup.procs
+		cat /mnt/memcg/fill > /dev/null
+		cat $g/memory.current > /tmp/steady-current
+		exec /mnt/memcg/hugetext.2 --stop" & p=$!
+	stopped $p
+	tap $? "steady-memcg-hugetext-stops"
+	pmd=$(pmd_of $p)
+	kill -CONT $p; wait $p
+	vm_snap /tmp/vm1
+	cur=$(cat /tmp/steady-current)
+	oomk=$(sed -n 's/^oom_kill //p' $g/memory.events)
+	echo "# steady: memcg 64M: memory.current $cur before the exec; hugetext under auto: FilePmdMapped $pmd kB; $oomk OOM kills"
+	vm_diff /tmp/vm0 /tmp/vm1 "steady memcg"
+	# The group was at its limit (within an eighth of it) when the
+	# program started: full of the file's clean cache.
+	[ "$cur" -ge $((56 * 1024 * 1024)) ]
+	tap $? "steady-memcg-at-its-limit"
+	[ "$pmd" -ge 4096 ]
+	tap $? "steady-memcg-auto-text-pmd-mapped"
+	[ "$oomk" -eq 0 ]
+	tap $? "steady-memcg-no-oom-kill"
+	rmdir $g
+else
+	tap 1 "steady-memcg (cgroup setup)"
+fi
+echo "$orig" > $knob
 rm -rf /mnt/memcg
 [ $tap_failed -eq 0 ]

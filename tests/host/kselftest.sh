@@ -44,7 +44,7 @@ else
 	grep -E '^rsync ' "$tmp/install.log" | tr ' ' '\n' | grep exec_folio | sed 's/^/#   /'
 fi
 # The memory pressure test changes min_free_kbytes: only with -d.
-grep -q 'EXEC_FOLIO_ARGS="-T pressure_steps_auto_down"' "$tree/tools/testing/selftests/mm/run_vmtests.sh" &&
+grep -q 'EXEC_FOLIO_ARGS="-T pressure_keeps_auto_pmd"' "$tree/tools/testing/selftests/mm/run_vmtests.sh" &&
 	grep -q '$RUN_DESTRUCTIVE && EXEC_FOLIO_ARGS=$' "$tree/tools/testing/selftests/mm/run_vmtests.sh" &&
 	ok "run_vmtests.sh runs the pressure test only when destructive tests are asked for (-d)" ||
 	nok "run_vmtests.sh runs the pressure test only when destructive tests are asked for (-d)"

@@ -1339,22 +1339,22 @@ static int write_long(const char *path, long val)
 
 /*
  * While the node is below its high watermark (min_free_kbytes raised
- * until it is), "auto" gives 2M-aligned text no PMD-size folio and the
- * stepdown counter counts it; with the watermark back, PMD again.
+ * until it is: where kswapd keeps a machine whose page cache has filled
+ * memory), "auto" still gives 2M-aligned text PMD-size folios: the read
+ * asks the page allocator for them without direct reclaim and steps
+ * down only when it has none, which it has here (most of the memory is
+ * free).  The policy itself does not call that state short.
  */
-TEST_F(policy, pressure_steps_auto_down)
+TEST_F(policy, pressure_keeps_auto_pmd)
 {
-	int pmd_order = folio_walk_pmd_order(page_shift());
-	long before, free_kb = 0, old_min = 0;
+	long free_kb = 0, old_min = 0;
 	struct text_walk tw;
 	char line[128];
 	FILE *f;
 	int ret;
 
-	if (pmd_order + page_shift() > 21)
+	if (folio_walk_pmd_order(page_shift()) + page_shift() > 21)
 		SKIP(return, "a PMD is larger than the 2M cap with this page size");
-	before = stat_read("stepdown");
-	ASSERT_GE(before, 0);
 	ASSERT_EQ(knob_set("auto"), 0);
 	ASSERT_EQ(cold_cache(), 0);
 	f = fopen("/proc/meminfo", "r");
@@ -1374,11 +1374,6 @@ TEST_F(policy, pressure_steps_auto_down)
 	ret = measure("bigtext-2m", "bigtext-2m@auto+pressure", &tw);
 	ASSERT_EQ(write_long(MIN_FREE_KBYTES, old_min), 0);
 	ASSERT_EQ(ret, 0);
-	EXPECT_EQ(tw.report.file.pmd_mapped, 0);
-	EXPECT_EQ(pages_from_order(&tw, pmd_order), 0);
-	EXPECT_GT(stat_read("stepdown"), before);
-
-	ASSERT_EQ(measure("bigtext-2m", "bigtext-2m@auto+no-pressure", &tw), 0);
 	EXPECT_GT(tw.report.file.pmd_mapped, 0);
 }
 
@@ -1390,7 +1385,6 @@ TEST_F(policy, stats_count_large_folios)
 
 	ASSERT_GE(before, 0);
 	ASSERT_GE(stat_read("fallback"), 0);
-	ASSERT_GE(stat_read("stepdown"), 0);
 	ASSERT_EQ(knob_set(test_word()), 0);
 	ASSERT_EQ(measure("bigtext", "bigtext@stats", &tw), 0);
 	EXPECT_GT(stat_read("alloc"), before);
