@@ -193,10 +193,10 @@ static unsigned int exec_folio_auto(const struct exec_folio_input *in,
  * @in: Everything the decision depends on.
  *
  * Whatever the policy, a VMA or process that opted out of THP gets no
- * PMD-size folio.  Memory is not looked at: the read allocates the
- * folio without direct reclaim and steps down an order only when the
- * page allocator has no free block of the order, or the memory cgroup
- * cannot take it (page_cache_ra_order_exact()).
+ * PMD-size folio.  Memory is not looked at: the read asks for the folio
+ * as readahead does and steps down an order only when the page
+ * allocator or the memory cgroup cannot give it
+ * (page_cache_ra_order_exact()).
  *
  * Return: an order in [0, exec_folio_cap()]; 0 means the ordinary
  * read-around.

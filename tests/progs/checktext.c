@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <sys/syscall.h>
 
-#define PR_GET_EXEC_FOLIO_ORDER 83
+#define PR_GET_EXEC_FOLIO_ORDER 0x45584f47
 
 extern unsigned int (*const ct_funcs[])(void);
 extern const unsigned long ct_nfuncs;

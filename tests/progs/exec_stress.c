@@ -34,8 +34,8 @@
 #include <unistd.h>
 
 #ifndef PR_SET_EXEC_FOLIO_ORDER
-#define PR_SET_EXEC_FOLIO_ORDER 82
-#define PR_GET_EXEC_FOLIO_ORDER 83
+#define PR_SET_EXEC_FOLIO_ORDER 0x45584f53
+#define PR_GET_EXEC_FOLIO_ORDER 0x45584f47
 #endif
 #define KNOB "/sys/kernel/mm/transparent_hugepage/exec_order"
 

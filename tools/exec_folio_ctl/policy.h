@@ -9,8 +9,8 @@
 #define EXEC_ORDER_KNOB "/sys/kernel/mm/transparent_hugepage/exec_order"
 
 #ifndef PR_SET_EXEC_FOLIO_ORDER
-#define PR_SET_EXEC_FOLIO_ORDER		82
-#define PR_GET_EXEC_FOLIO_ORDER		83
+#define PR_SET_EXEC_FOLIO_ORDER		0x45584f53 /* "EXOS" */
+#define PR_GET_EXEC_FOLIO_ORDER		0x45584f47 /* "EXOG" */
 #define PR_EXEC_FOLIO_INHERIT		0
 #define PR_EXEC_FOLIO_NEVER		1
 #define PR_EXEC_FOLIO_ARCH		2

@@ -1341,9 +1341,9 @@ static int write_long(const char *path, long val)
  * While the node is below its high watermark (min_free_kbytes raised
  * until it is: where kswapd keeps a machine whose page cache has filled
  * memory), "auto" still gives 2M-aligned text PMD-size folios: the read
- * asks the page allocator for them without direct reclaim and steps
- * down only when it has none, which it has here (most of the memory is
- * free).  The policy itself does not call that state short.
+ * asks the page allocator for them as readahead does and steps down
+ * only when it cannot give them.  The policy itself does not call that
+ * state short.
  */
 TEST_F(policy, pressure_keeps_auto_pmd)
 {
@@ -1510,6 +1510,18 @@ TEST_F(interface, prctl_rejects_invalid)
 	errno = 0;
 	EXPECT_EQ(prctl(PR_GET_EXEC_FOLIO_ORDER, 1, 0, 0, 0), -1);
 	EXPECT_EQ(errno, EINVAL);
+	/*
+	 * 82 and 83, the next numbers of mainline's sequence, are not
+	 * ours: a caller that means mainline's future option there must
+	 * not reach the exec folio policy.
+	 */
+	errno = 0;
+	EXPECT_EQ(prctl(82, PR_EXEC_FOLIO_NEVER, 0, 0, 0), -1);
+	EXPECT_EQ(errno, EINVAL);
+	errno = 0;
+	EXPECT_EQ(prctl(83, 0, 0, 0, 0), -1);
+	EXPECT_EQ(errno, EINVAL);
+	EXPECT_EQ(get_policy(), before);
 }
 
 /* The ExecFolioOrder word of a process, "" if absent. */
