@@ -86,11 +86,19 @@ tap $? "memcg-2M-no-oom-kill-beyond-never"
 [ -n "$oom_never" ] && [ "${oom_auto:-99}" -le "$oom_never" ]
 tap $? "memcg-auto-no-oom-kill-beyond-never"
 
-# The steady state of a running machine, under auto: text read after the
-# page cache has filled memory (free pages where kswapd keeps them), and
-# in a memory cgroup at its limit full of clean page cache of its own.
-# Both are normal, not short of memory: hugetext's whole 2M blocks must
-# still be PMD-mapped (FilePmdMapped, the kernel's own count).
+# The steady state of a running machine, under auto.
+#
+# In a memory cgroup at its limit full of clean page cache of its own:
+# the normal state of a container, not a shortage.  hugetext's whole 2M
+# blocks must be PMD-mapped (FilePmdMapped, the kernel's own count):
+# the charge reclaims the group's cache to take each 2M folio.
+#
+# Just after a file larger than memory was read (free pages where
+# kswapd leaves them): measured and printed, not asserted.  Free memory
+# is then below the compaction gap, where the page allocator refuses a
+# costly __GFP_NORETRY allocation at once (COMPACT_SKIPPED), as it does
+# for anonymous THP faults, so the first text read there gets what the
+# allocator gives; the fallbacks are counted.
 pmd_of() { awk '/^FilePmdMapped:/ { s += $2 } END { print s + 0 }' /proc/$1/smaps; }
 stopped() {
 	for _i in $(seq 200); do
@@ -107,7 +115,10 @@ drop_caches
 cat /mnt/memcg/fill > /dev/null
 free_kb=$(sed -n 's/^MemFree: *\([0-9]*\).*/\1/p' /proc/meminfo)
 cached_kb=$(sed -n 's/^Cached: *\([0-9]*\).*/\1/p' /proc/meminfo)
-echo "# steady: page cache full: Cached $cached_kb kB, MemFree $free_kb kB, high watermarks $(high_kb) kB"
+total_kb=$(sed -n 's/^MemTotal: *\([0-9]*\).*/\1/p' /proc/meminfo)
+echo "# steady: page cache full: Cached $cached_kb kB of $total_kb kB, MemFree $free_kb kB, high watermarks $(high_kb) kB"
+[ "$cached_kb" -ge $((total_kb * 6 / 10)) ]
+tap $? "steady-full-cache-reached"
 vm_snap /tmp/vm0
 /mnt/memcg/hugetext.1 --stop & p=$!
 stopped $p
@@ -117,8 +128,6 @@ kill -CONT $p; wait $p
 vm_snap /tmp/vm1
 echo "# steady: page cache full: hugetext under auto: FilePmdMapped $pmd kB"
 vm_diff /tmp/vm0 /tmp/vm1 "steady full cache"
-[ "$pmd" -ge 2048 ]
-tap $? "steady-full-cache-auto-text-pmd-mapped"
 
 g=$cg/exec-folio-steady
 if mkdir $g && echo 64M > $g/memory.max; then
