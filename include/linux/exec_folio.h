@@ -108,7 +108,7 @@ struct exec_folio_input {
 /* Counters in /sys/kernel/mm/transparent_hugepage/exec_folio_stats/ */
 enum exec_folio_stat {
 	EXEC_FOLIO_STAT_ALLOC,		/* large text folios allocated */
-	EXEC_FOLIO_STAT_FALLBACK,	/* allocation failed: one order down */
+	EXEC_FOLIO_STAT_FALLBACK,	/* allocation or charge failed: one order down */
 	NR_EXEC_FOLIO_STATS,
 };
 
