@@ -16,7 +16,7 @@ show() {
 	p=$(cold_spawn $ctl exec "$@" -- "$bin" --stop)
 	# one text mapping (a static binary): its counters, not the rollup
 	$ctl report --pid $p | sed '/rollup/,$d'
-	grep ExecFolioOrder /proc/$p/status
+	grep ExecFolioSize /proc/$p/status
 	grep FilePmdMapped /proc/$p/smaps_rollup
 	kill -9 $p
 }
@@ -27,12 +27,12 @@ $ctl status
 for mode in never arch $size auto 2M; do
 	$ctl set $mode
 	echo
-	echo "### global exec_order=$mode: $(basename $big) (3 MiB of text)"
+	echo "### global exec_folio_size=$mode: $(basename $big) (3 MiB of text)"
 	show $big --mode inherit
 done
 $ctl set auto
 echo
-echo "### global exec_order=auto: $(basename $big2m) (text 2M-aligned in file and memory)"
+echo "### global exec_folio_size=auto: $(basename $big2m) (text 2M-aligned in file and memory)"
 show $big2m --mode inherit
 $ctl set arch
 echo

@@ -19,7 +19,7 @@
 #include <linux/pagemap.h>
 #include <linux/sizes.h>
 
-/* Written by the exec_order knob, read locklessly by page faults. */
+/* Written by the exec_folio_size knob, read locklessly by page faults. */
 unsigned int exec_folio_global_policy __read_mostly =
 	EXEC_FOLIO_POLICY(EXEC_FOLIO_ARCH, 0);
 
@@ -100,7 +100,10 @@ void exec_folio_process_wants(unsigned int policy)
 	mutex_unlock(&exec_folio_key_lock);
 }
 
-/* The key follows the boot-time policy (exec_order= or the default). */
+/*
+ * The key follows the boot-time policy (transparent_hugepage_exec= or the
+ * default).
+ */
 static int __init exec_folio_key_init(void)
 {
 	mutex_lock(&exec_folio_key_lock);

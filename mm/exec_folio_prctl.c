@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * PR_SET_EXEC_FOLIO_ORDER and PR_GET_EXEC_FOLIO_ORDER: a process's own
+ * PR_SET_EXEC_FOLIO_SIZE and PR_GET_EXEC_FOLIO_SIZE: a process's own
  * exec folio policy.  Like PR_SET_THP_DISABLE it is inherited on fork
  * and kept across execve, so a wrapper can set it and exec a service.
  *
@@ -11,10 +11,15 @@
  * decide how it is read (MADV_HUGEPAGE reads PMD-size folios, read()s
  * ramp readahead up to them), folios are reclaimed as usual, and the
  * global "never" still turns the policy off for everyone.
+ *
+ * The size is given in bytes, as the exec_folio_size knob and the
+ * hugepages-<size>kB directories of anonymous mTHP name sizes, so that
+ * one value means the same folio on every base page size.
  */
 
 #include <linux/build_bug.h>
 #include <linux/exec_folio.h>
+#include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/prctl.h>
 
@@ -22,41 +27,45 @@ static_assert(PR_EXEC_FOLIO_INHERIT == EXEC_FOLIO_INHERIT);
 static_assert(PR_EXEC_FOLIO_NEVER == EXEC_FOLIO_NEVER);
 static_assert(PR_EXEC_FOLIO_ARCH == EXEC_FOLIO_ARCH);
 static_assert(PR_EXEC_FOLIO_AUTO == EXEC_FOLIO_AUTO);
-static_assert(PR_EXEC_FOLIO_ORDER == EXEC_FOLIO_ORDER);
-static_assert(EXEC_FOLIO_POLICY(0, 1) == 1 << PR_EXEC_FOLIO_ORDER_SHIFT);
+/* A size is never mistaken for a mode. */
+static_assert((PAGE_SIZE << EXEC_FOLIO_MIN_ORDER) > PR_EXEC_FOLIO_AUTO);
 
 /**
  * exec_folio_prctl_set - Set a process's exec folio policy.
  * @mm: The caller's mm.
- * @mode: A PR_EXEC_FOLIO_* mode.
- * @order: The order for PR_EXEC_FOLIO_ORDER, else 0.
+ * @value: PR_EXEC_FOLIO_INHERIT, _NEVER, _ARCH or _AUTO; or a folio size
+ *	in bytes: a power of two, at least four base pages and at most the
+ *	largest size the exec_folio_size knob lists.
+ * @arg3: Must be 0.
  * @arg4: Must be 0.
  * @arg5: Must be 0.
  *
- * Return: 0; -EINVAL for an unknown mode, an order this kernel cannot
- * use for text, or a non-zero unused argument.  Nothing changes on
- * error.
+ * Return: 0; -EINVAL for any other @value or a non-zero unused argument.
+ * Nothing changes on error.
  */
-int exec_folio_prctl_set(struct mm_struct *mm, unsigned long mode,
-			 unsigned long order, unsigned long arg4,
+int exec_folio_prctl_set(struct mm_struct *mm, unsigned long value,
+			 unsigned long arg3, unsigned long arg4,
 			 unsigned long arg5)
 {
-	if (arg4 || arg5)
+	unsigned int policy;
+
+	if (arg3 || arg4 || arg5)
 		return -EINVAL;
-	switch (mode) {
+	switch (value) {
 	case PR_EXEC_FOLIO_INHERIT:
 	case PR_EXEC_FOLIO_NEVER:
 	case PR_EXEC_FOLIO_ARCH:
 	case PR_EXEC_FOLIO_AUTO:
-		if (order)
-			return -EINVAL;
-		break;
-	case PR_EXEC_FOLIO_ORDER:
-		if (order < EXEC_FOLIO_MIN_ORDER || order > exec_folio_max_order())
-			return -EINVAL;
+		policy = EXEC_FOLIO_POLICY(value, 0);
 		break;
 	default:
-		return -EINVAL;
+		if (!is_power_of_2(value) ||
+		    value < PAGE_SIZE << EXEC_FOLIO_MIN_ORDER ||
+		    value > PAGE_SIZE << exec_folio_max_order())
+			return -EINVAL;
+		policy = EXEC_FOLIO_POLICY(EXEC_FOLIO_ORDER,
+					   ilog2(value) - PAGE_SHIFT);
+		break;
 	}
 
 	/*
@@ -64,8 +73,8 @@ int exec_folio_prctl_set(struct mm_struct *mm, unsigned long mode,
 	 * the other per-mm state the fault path reads without the mmap lock,
 	 * a fault racing with the change may use the old policy.
 	 */
-	WRITE_ONCE(mm->exec_folio_policy, EXEC_FOLIO_POLICY(mode, order));
-	exec_folio_process_wants(EXEC_FOLIO_POLICY(mode, order));
+	WRITE_ONCE(mm->exec_folio_policy, policy);
+	exec_folio_process_wants(policy);
 	return 0;
 }
 
@@ -77,15 +86,19 @@ int exec_folio_prctl_set(struct mm_struct *mm, unsigned long mode,
  * @arg4: Must be 0.
  * @arg5: Must be 0.
  *
- * Return: the mode, ORed with the order shifted left by
- * PR_EXEC_FOLIO_ORDER_SHIFT for PR_EXEC_FOLIO_ORDER; -EINVAL if an
- * argument is not 0.
+ * Return: the value PR_SET_EXEC_FOLIO_SIZE was given (or that a fork or
+ * an execve kept): a PR_EXEC_FOLIO_* mode or a folio size in bytes;
+ * -EINVAL if an argument is not 0.
  */
 int exec_folio_prctl_get(struct mm_struct *mm, unsigned long arg2,
 			 unsigned long arg3, unsigned long arg4,
 			 unsigned long arg5)
 {
+	unsigned int policy = READ_ONCE(mm->exec_folio_policy);
+
 	if (arg2 || arg3 || arg4 || arg5)
 		return -EINVAL;
-	return READ_ONCE(mm->exec_folio_policy);
+	if (EXEC_FOLIO_POLICY_MODE(policy) != EXEC_FOLIO_ORDER)
+		return EXEC_FOLIO_POLICY_MODE(policy);
+	return PAGE_SIZE << EXEC_FOLIO_POLICY_ORDER(policy);
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The global exec folio policy: /sys/kernel/mm/transparent_hugepage/exec_order
- * and the exec_order= kernel command line parameter.
+ * The global exec folio policy: /sys/kernel/mm/transparent_hugepage/
+ * exec_folio_size, and the transparent_hugepage_exec_folio_size= kernel
+ * command line parameter (named as the THP boot parameters are).
  *
  * The knob accepts "never", "arch", "auto" and one word per folio size
  * this kernel can use for text ("16K" ... "2M" with 4K pages), lists them
@@ -45,7 +46,7 @@ static bool exec_folio_accepted(unsigned int i, unsigned int max_order,
 }
 
 /**
- * exec_folio_parse - Parse a word written to the exec_order knob.
+ * exec_folio_parse - Parse a word written to the exec_folio_size knob.
  * @buf: The word, optionally followed by a newline.
  * @page_shift: The base page shift that sizes are relative to.
  * @max_order: The largest explicit order accepted.
@@ -70,8 +71,8 @@ int exec_folio_parse(const char *buf, unsigned int page_shift,
 	return -EINVAL;
 }
 
-static ssize_t exec_order_show(struct kobject *kobj,
-			       struct kobj_attribute *attr, char *buf)
+static ssize_t exec_folio_size_show(struct kobject *kobj,
+				    struct kobj_attribute *attr, char *buf)
 {
 	unsigned int active = READ_ONCE(exec_folio_global_policy);
 	unsigned int max_order = exec_folio_max_order();
@@ -88,9 +89,9 @@ static ssize_t exec_order_show(struct kobject *kobj,
 	return len;
 }
 
-static ssize_t exec_order_store(struct kobject *kobj,
-				struct kobj_attribute *attr,
-				const char *buf, size_t count)
+static ssize_t exec_folio_size_store(struct kobject *kobj,
+				     struct kobj_attribute *attr,
+				     const char *buf, size_t count)
 {
 	unsigned int policy;
 	int err;
@@ -102,15 +103,15 @@ static ssize_t exec_order_store(struct kobject *kobj,
 	return count;
 }
 
-struct kobj_attribute exec_order_attr =
-	__ATTR(exec_order, 0644, exec_order_show, exec_order_store);
+struct kobj_attribute exec_folio_size_attr =
+	__ATTR(exec_folio_size, 0644, exec_folio_size_show,
+	       exec_folio_size_store);
 
 /*
- * exec_folio_stats/: how often large text folios were allocated, how
- * often an allocation failed and the read stepped down an order, and how
- * often memory pressure (the node's watermarks or the memory cgroup's
- * limit) lowered the order the policy asked for.  Summed over CPUs, in
- * the style of the mTHP counters in hugepages-<size>/stats/.
+ * exec_folio_stats/: how often large text folios were allocated, and how
+ * often an allocation or a memory cgroup charge failed and the read
+ * stepped down an order.  Summed over CPUs, in the style of the mTHP
+ * counters in hugepages-<size>/stats/.
  */
 static unsigned long exec_folio_stat_sum(enum exec_folio_stat item)
 {
@@ -157,19 +158,20 @@ void __init exec_folio_sysfs_init(struct kobject *hugepage_kobj)
 		pr_warn("failed to register exec_folio_stats\n");
 }
 
-static int __init setup_exec_order(char *str)
+static int __init setup_exec_folio_size(char *str)
 {
 	unsigned int policy;
 
 	if (exec_folio_parse(str, PAGE_SHIFT, exec_folio_max_order(), &policy)) {
-		pr_warn("ignoring invalid exec_order=%s\n", str);
+		pr_warn("ignoring invalid transparent_hugepage_exec_folio_size=%s\n",
+			str);
 		return 1;
 	}
 	/* The static key is set from this by an initcall. */
 	exec_folio_global_policy = policy;
 	return 1;
 }
-__setup("exec_order=", setup_exec_order);
+__setup("transparent_hugepage_exec_folio_size=", setup_exec_folio_size);
 
 #ifdef CONFIG_EXEC_FOLIO_KUNIT_TEST
 #include "exec_folio_sysfs_kunit.c"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit tests for the exec_order knob's parser.  Included from
+ * KUnit tests for the exec_folio_size knob's parser.  Included from
  * exec_folio_sysfs.c.
  */
 

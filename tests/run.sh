@@ -207,13 +207,13 @@ KUNIT_EXPECT=""
 progs=$build/field-x86_64 GUEST_TIMEOUT=600 boot field-x86_64 "$bz" "" \
 	"field sh /tests/bin/field/field.sh"
 
-phase "booting with exec_order= on the command line"
+phase "booting with transparent_hugepage_exec_folio_size= on the command line"
 KUNIT_EXPECT=""
-boot cmdline-valid "$bz" "exec_order=2M" \
-	"cmdline-2m-active grep -q '\[2M\]' /sys/kernel/mm/transparent_hugepage/exec_order"
-boot cmdline-invalid "$bz" "exec_order=64k" \
-	"cmdline-bad-keeps-default grep -q '\[arch\]' /sys/kernel/mm/transparent_hugepage/exec_order" \
-	"cmdline-bad-warns dmesg | grep -q 'ignoring invalid exec_order=64k'"
+boot cmdline-valid "$bz" "transparent_hugepage_exec_folio_size=2M" \
+	"cmdline-2m-active grep -q '\[2M\]' /sys/kernel/mm/transparent_hugepage/exec_folio_size"
+boot cmdline-invalid "$bz" "transparent_hugepage_exec_folio_size=64k" \
+	"cmdline-bad-keeps-default grep -q '\[arch\]' /sys/kernel/mm/transparent_hugepage/exec_folio_size" \
+	"cmdline-bad-warns dmesg | grep -q 'ignoring invalid transparent_hugepage_exec_folio_size=64k'"
 
 # Stock 6.12: Debian's own kernel of the same version (downloaded, no
 # build).  "never", and x86_64's default "arch", must give text the
@@ -223,7 +223,7 @@ boot cmdline-invalid "$bz" "exec_order=64k" \
 phase "stock 6.12 (Debian's kernel): the comparison and the negative control"
 KUNIT_EXPECT=""
 dist="$selftest -t boot_policy_distribution"
-boot never "$bz" "exec_order=never" "never-dist $dist"
+boot never "$bz" "transparent_hugepage_exec_folio_size=never" "never-dist $dist"
 if check "Debian's own 6.12 kernel (linux-image-*-cloud-amd64) downloads" \
 	"$repo/tests/lib/debian-kernel.sh" "$build/debian-kernel"; then
 	MODULES=$build/debian-kernel/modules boot stock-debian "$build/debian-kernel/vmlinuz" "" \
@@ -364,18 +364,18 @@ for ps in $arm64_sizes; do
 		"$smallfs" "selftest $selftest_small" "utility sh /tests/bin/utility.sh" \
 		"contpte sh /tests/bin/contpte.sh" "place PLACE_ASLR_RUNS=$aslr_runs sh /tests/bin/place.sh never arch auto" \
 		"field sh /tests/bin/field/field.sh" "cost sh /tests/bin/cost.sh never arch auto"
-	# exec_order=64K on the command line: a size with 4K and 16K pages,
+	# transparent_hugepage_exec_folio_size=64K on the command line: a size with 4K and 16K pages,
 	# a single page (refused, default kept) with 64K pages.
-	knob=/sys/kernel/mm/transparent_hugepage/exec_order
+	knob=/sys/kernel/mm/transparent_hugepage/exec_folio_size
 	if [ "$ps" = 64k ]; then
 		set -- "cmdline-64k-refused grep -q '\[arch\]' $knob" \
-			"cmdline-64k-warns dmesg | grep -q 'ignoring invalid exec_order=64K'"
+			"cmdline-64k-warns dmesg | grep -q 'ignoring invalid transparent_hugepage_exec_folio_size=64K'"
 	else
 		set -- "cmdline-64k-active grep -q '\[64K\]' $knob"
 	fi
 	KUNIT_EXPECT=""
 	progs=$build/guest-arm64-$ps GUEST_ARCH=arm64 BUSYBOX=$build/arm64/busybox \
-		boot "arm64-$ps-cmdline" "$obj/arch/arm64/boot/Image" "exec_order=64K" "$@"
+		boot "arm64-$ps-cmdline" "$obj/arch/arm64/boot/Image" "transparent_hugepage_exec_folio_size=64K" "$@"
 
 	# Negative controls: the patches that claim a measured effect, each
 	# left out; their tests must fail (about 1 min each).

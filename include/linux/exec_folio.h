@@ -20,9 +20,10 @@ struct kobj_attribute;
 struct kobject;
 
 /*
- * The policy modes.  The values are those of the PR_EXEC_FOLIO_* prctl
- * arguments.  INHERIT is only meaningful for a process: it defers to the
- * global policy.
+ * The policy modes.  The first four are the PR_EXEC_FOLIO_* prctl
+ * arguments; ORDER is the prctl's (and the knob's) explicit size.
+ * INHERIT is only meaningful for a process: it defers to the global
+ * policy.
  */
 enum exec_folio_mode {
 	EXEC_FOLIO_INHERIT	= 0,
@@ -239,8 +240,8 @@ static inline void exec_folio_mm_init(struct mm_struct *mm,
 		READ_ONCE(parent->exec_folio_policy) : EXEC_FOLIO_INHERIT;
 }
 
-/* mm/exec_folio_sysfs.c: the exec_order knob and the counters */
-extern struct kobj_attribute exec_order_attr;
+/* mm/exec_folio_sysfs.c: the exec_folio_size knob and the counters */
+extern struct kobj_attribute exec_folio_size_attr;
 void exec_folio_sysfs_init(struct kobject *hugepage_kobj);
 int exec_folio_parse(const char *buf, unsigned int page_shift,
 		     unsigned int max_order, unsigned int *policy);
@@ -341,9 +342,9 @@ static inline bool exec_folio_binary_async_ra(struct vm_fault *vmf,
 	return exec_folio_binary_async(vmf, ra_pages);
 }
 
-/* mm/exec_folio_prctl.c: PR_SET/GET_EXEC_FOLIO_ORDER */
-int exec_folio_prctl_set(struct mm_struct *mm, unsigned long mode,
-			 unsigned long order, unsigned long arg4,
+/* mm/exec_folio_prctl.c: PR_SET/GET_EXEC_FOLIO_SIZE */
+int exec_folio_prctl_set(struct mm_struct *mm, unsigned long value,
+			 unsigned long arg3, unsigned long arg4,
 			 unsigned long arg5);
 int exec_folio_prctl_get(struct mm_struct *mm, unsigned long arg2,
 			 unsigned long arg3, unsigned long arg4,
@@ -422,7 +423,7 @@ static inline bool exec_folio_binary_async_ra(struct vm_fault *vmf,
 }
 
 static inline int exec_folio_prctl_set(struct mm_struct *mm,
-				       unsigned long mode, unsigned long order,
+				       unsigned long value, unsigned long arg3,
 				       unsigned long arg4, unsigned long arg5)
 {
 	return -EINVAL;

@@ -8,7 +8,7 @@
 # report" shows.
 ctl=/tests/bin/exec_folio_ctl
 dir=/mnt/exec-folio
-knob=/sys/kernel/mm/transparent_hugepage/exec_order
+knob=/sys/kernel/mm/transparent_hugepage/exec_folio_size
 . /tests/bin/lib.sh
 runs=8
 

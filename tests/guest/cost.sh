@@ -11,7 +11,7 @@
 #    readahead ramp reaches the same folio size).
 cost=/tests/bin/exec_cost
 dir=/mnt/exec-folio
-knob=/sys/kernel/mm/transparent_hugepage/exec_order
+knob=/sys/kernel/mm/transparent_hugepage/exec_folio_size
 . /tests/bin/lib.sh
 
 arch=$(uname -m)

@@ -9,7 +9,7 @@
 # place.sh, which checks the alignment); under never neither is.
 ctl=/tests/bin/exec_folio_ctl
 dir=/mnt/exec-folio
-knob=/sys/kernel/mm/transparent_hugepage/exec_order
+knob=/sys/kernel/mm/transparent_hugepage/exec_folio_size
 . /tests/bin/lib.sh
 
 # at_least A B: A >= B, as decimals.

@@ -8,7 +8,7 @@
 # mapping of the file (busybox sh, in the x86_64 guest).
 ctl=/tests/bin/exec_folio_ctl
 dir=/mnt/exec-folio
-knob=/sys/kernel/mm/transparent_hugepage/exec_order
+knob=/sys/kernel/mm/transparent_hugepage/exec_folio_size
 misc=/proc/sys/fs/binfmt_misc
 . /tests/bin/lib.sh
 

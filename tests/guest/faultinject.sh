@@ -14,10 +14,10 @@
 #
 #  1. every large allocation of the exec readahead (ra_order_folios(),
 #     page_cache_ra_order_exact() if it was inlined; not below
-#     read_pages()) fails (probability 100), exec_order 2M: bigtext-2m
+#     read_pages()) fails (probability 100), exec_folio_size 2M: bigtext-2m
 #     must get no large folio at all, and exec_stress (checktext, which
 #     checks its text) must be right;
-#  2. a third of them fail, exec_order 64K;
+#  2. a third of them fail, exec_folio_size 64K;
 #  3. failslab: a tenth of its slab allocations (page cache xarray
 #     nodes) fail, auto.
 #

@@ -8,7 +8,7 @@
 # the guest's init copied /tests/bin/<that name>).  The tree's field.list
 # says how to run each program.  For each policy in $FIELD_POLICIES
 # (default "never arch auto 64K 2M"; sizes this kernel refuses are left
-# out; "stock" only, if the kernel has no exec_order knob) and each
+# out; "stock" only, if the kernel has no exec_folio_size knob) and each
 # program: drop the page cache, start the program in the chroot, let it
 # settle (asleep or stopped), stop it, and measure each file it has
 # mapped executable (the program, ld.so, each library):
@@ -39,7 +39,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 dir=${1:-/mnt/exec-folio/${here##*/}}
 ctl=${FIELD_CTL:-/tests/bin/exec_folio_ctl}
 probe=$here/field_probe
-knob=/sys/kernel/mm/transparent_hugepage/exec_order
+knob=/sys/kernel/mm/transparent_hugepage/exec_folio_size
 # Seconds a program may take to settle.
 settle_s=${FIELD_SETTLE:-120}
 . "$here/lib.sh"

@@ -1,6 +1,6 @@
 #!/bin/sh
 # memcg.sh [ROUNDS [MAX]]: large-text programs in a memory cgroup (v2)
-# with a tight memory.max, under exec_order never, 2M and auto, in the
+# with a tight memory.max, under exec_folio_size never, 2M and auto, in the
 # small (256M) test guest (busybox sh).
 #
 # Per policy, a new cgroup with memory.max MAX (default 24M) runs ROUNDS

@@ -6,7 +6,7 @@
 # by changing the overlay file's mode would do nothing there.)
 ctl=/tests/bin/exec_folio_ctl
 dir=/mnt/exec-folio
-knob=/sys/kernel/mm/transparent_hugepage/exec_order
+knob=/sys/kernel/mm/transparent_hugepage/exec_folio_size
 
 . /tests/bin/lib.sh
 

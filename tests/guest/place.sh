@@ -12,7 +12,7 @@
 # load addresses and the bits of randomness left ("# aslr" lines), and
 # that ADDR_NO_RANDOMIZE (setarch -R) still fixes them.
 ctl=/tests/bin/exec_folio_ctl
-knob=/sys/kernel/mm/transparent_hugepage/exec_order
+knob=/sys/kernel/mm/transparent_hugepage/exec_folio_size
 root=/mnt/exec-folio/pieroot
 . /tests/bin/lib.sh
 

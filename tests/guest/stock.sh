@@ -15,9 +15,9 @@ test=/tests/bin/exec_folio_test
 
 . /tests/bin/lib.sh
 
-[ -e /sys/kernel/mm/transparent_hugepage/exec_order ] &&
-	nok "this kernel has no exec_order knob (it has: not a stock kernel)" ||
-	ok "this kernel has no exec_order knob"
+[ -e /sys/kernel/mm/transparent_hugepage/exec_folio_size ] &&
+	nok "this kernel has no exec_folio_size knob (it has: not a stock kernel)" ||
+	ok "this kernel has no exec_folio_size knob"
 
 # Lines "ok N policy.x # SKIP ..." / "not ok N policy.x" of kselftest_harness.
 EXEC_FOLIO_DIR=$dir $test > /tmp/skip.tap 2>&1
@@ -34,8 +34,8 @@ EXEC_FOLIO_DIR=$dir EXEC_FOLIO_REQUIRE=1 $test > /tmp/req.tap 2>&1
 rc=$?
 failed=$(grep -cE '^not ok [0-9]+ (policy|interface)\.' /tmp/req.tap)
 if [ $rc != 0 ] && [ "$failed" = "$tests" ] &&
-   grep -q 'no /sys/kernel/mm/transparent_hugepage/exec_order' /tmp/req.tap; then
-	ok "selftest with EXEC_FOLIO_REQUIRE=1 fails all $failed policy tests (exit $rc): no exec_order knob"
+   grep -q 'no /sys/kernel/mm/transparent_hugepage/exec_folio_size' /tmp/req.tap; then
+	ok "selftest with EXEC_FOLIO_REQUIRE=1 fails all $failed policy tests (exit $rc): no exec_folio_size knob"
 else
 	nok "selftest with EXEC_FOLIO_REQUIRE=1 fails all policy tests (rc=$rc, $failed of $tests)"
 	grep -m3 -i 'knob\|not ok' /tmp/req.tap | sed 's/^/#   /'

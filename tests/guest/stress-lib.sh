@@ -3,7 +3,7 @@
 # sh); source it.  TAP lines "ok N name" / "not ok N name", which the
 # console parser reports under the plan step, and the counters of the
 # exec folio series (printed when the kernel has them).
-knob=/sys/kernel/mm/transparent_hugepage/exec_order
+knob=/sys/kernel/mm/transparent_hugepage/exec_folio_size
 bin=/mnt/exec-folio
 tap_n=0
 tap_failed=0
@@ -19,7 +19,7 @@ tap() {
 	fi
 }
 
-# The active word of the exec_order knob.
+# The active word of the exec_folio_size knob.
 knob_active() { sed 's/.*\[\(.*\)\].*/\1/' $knob; }
 
 # vm_snap FILE: the counters worth reporting, "name value" a line: the

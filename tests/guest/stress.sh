@@ -6,12 +6,12 @@
 #   exec  exec_stress: 3 processes exec'ing checktext (text that checks
 #         itself) from XFS in a loop, 2 that flip their prctl and
 #         fork/exec children, one writing every accepted value to
-#         exec_order, caches dropped every second: 10000 execs and 1000
+#         exec_folio_size, caches dropped every second: 10000 execs and 1000
 #         policy changes within 240 s (about 175 s on the debug kernel).
 #         First, a copy of checktext with a flipped bit in its text must
 #         be caught.
 #   file  fault_around_split (fault-around racing with folio splits),
-#         then file_stress on XFS under exec_order 2M, 64K, auto and never:
+#         then file_stress on XFS under exec_folio_size 2M, 64K, auto and never:
 #         PROT_EXEC mappings read and checked while the files are written,
 #         truncated, re-extended, hole-punched and dropped from the cache;
 #         then the same focused on end of file (file_stress -E), where
@@ -53,7 +53,7 @@ exec_run() {
 file_run() {
 	for pol in $fpols; do
 		t0=$(date +%s)
-		echo $pol > $knob || { tap 1 "$1-$pol (cannot set exec_order)"; continue; }
+		echo $pol > $knob || { tap 1 "$1-$pol (cannot set exec_folio_size)"; continue; }
 		vm_snap /tmp/vm0
 		$bin/file_stress -T "[$1 $pol]" -n $fops -c $fchecks -t $fcap "$2"
 		rc=$?

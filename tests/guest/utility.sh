@@ -5,8 +5,8 @@
 # codes, status --pid, apply of a good and of a bad config.
 ctl=/tests/bin/exec_folio_ctl
 dir=/mnt/exec-folio
-knob=/sys/kernel/mm/transparent_hugepage/exec_order
-active() { $ctl status | sed -n 's/^exec_order: //p'; }
+knob=/sys/kernel/mm/transparent_hugepage/exec_folio_size
+active() { $ctl status | sed -n 's/^exec_folio_size: //p'; }
 
 . /tests/bin/lib.sh
 
@@ -92,8 +92,8 @@ rc=$?
 
 # status --json and report --json (busybox has no JSON parser: the fields).
 $ctl status --json --pid $$ > /tmp/st.json
-grep -q '^{"schema": "exec-folio-status", "version": 1, "exec_order": "arch"' /tmp/st.json &&
-	grep -q "\"processes\": \[{\"pid\": $$, \"name\": \"[^\"]*\", \"exec_order\": \"inherit\"}\]" /tmp/st.json &&
+grep -q '^{"schema": "exec-folio-status", "version": 1, "exec_folio_size": "arch"' /tmp/st.json &&
+	grep -q "\"processes\": \[{\"pid\": $$, \"name\": \"[^\"]*\", \"exec_folio_size\": \"inherit\"}\]" /tmp/st.json &&
 	ok "status --json" || nok "status --json: $(cat /tmp/st.json)"
 # report on real large folios: translations fewer than base pages.
 p=$(spawn --size $size)
@@ -136,14 +136,14 @@ else
 	nok "report --cgroup: cannot mount cgroup2"
 fi
 
-printf '# boot\nexec_order = 2M\n' > /tmp/good.conf
-$ctl apply /tmp/good.conf && [ "$(active)" = 2M ] && ok "apply sets exec_order" || nok "apply sets exec_order"
-printf 'exec_order = never\nexec_order = 4M\n' > /tmp/bad.conf
+printf '# boot\nexec_folio_size = 2M\n' > /tmp/good.conf
+$ctl apply /tmp/good.conf && [ "$(active)" = 2M ] && ok "apply sets exec_folio_size" || nok "apply sets exec_folio_size"
+printf 'exec_folio_size = never\nexec_folio_size = 4M\n' > /tmp/bad.conf
 $ctl apply /tmp/bad.conf 2> /tmp/err
 rc=$?
 [ $rc -eq 1 ] && [ "$(active)" = 2M ] && grep -q 'bad.conf:2' /tmp/err &&
 	ok "apply with a bad line applies nothing" || nok "apply with a bad line (rc=$rc)"
-printf 'exec_order = 4M\n' > /tmp/unaccepted.conf
+printf 'exec_folio_size = 4M\n' > /tmp/unaccepted.conf
 $ctl apply /tmp/unaccepted.conf 2> /tmp/err
 [ $? -eq 1 ] && [ "$(active)" = 2M ] && grep -q 'not accepted by this kernel' /tmp/err &&
 	ok "apply of a size the kernel lacks applies nothing" || nok "apply of an unaccepted size"

@@ -114,7 +114,7 @@ elif CC=$san_cc CFLAGS=$san LDFLAGS="-fsanitize=address,undefined" \
 	fi
 
 	ctl=$tmp/src/exec_folio_ctl
-	printf 'exec_order = auto\nfoo = bar\nexec_order = \xff\xfe\n' > "$tmp/bad.conf"
+	printf 'exec_folio_size = auto\nfoo = bar\nexec_folio_size = \xff\xfe\n' > "$tmp/bad.conf"
 	# run WANT WHAT -- ARGS...: the exit status (- for any but a
 	# sanitizer's), and no sanitizer report.
 	run() {

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Host tests of exec_folio_ctl's fleet and machine-readable features, on
 # this machine's kernel: report --json (schema, UTF-8) parsed by python3,
-# status --json / set / apply / exec against a stand-in exec_order knob in
+# status --json / set / apply / exec against a stand-in exec_folio_size knob in
 # a private mount namespace, report --cgroup and --unit against a cgroup
 # made here (or a real transient unit where systemd runs), --rollup, the
 # translations count, processes that exit or exec while report reads
@@ -306,32 +306,32 @@ EOF
 fi
 
 # status --json, set, apply and exec with a stand-in knob: a tmpfs over the
-# THP directory in a private mount namespace (this kernel has no exec_order).
+# THP directory in a private mount namespace (this kernel has no exec_folio_size).
 if unshare -m true 2> /dev/null; then
 	thp=/sys/kernel/mm/transparent_hugepage
 	cat > "$tmp/knob.sh" << EOF
 set -e
 mount -t tmpfs none $thp
-echo 'never [arch] auto 16K 32K 64K 128K 256K 512K 1M 2M' > $thp/exec_order
+echo 'never [arch] auto 16K 32K 64K 128K 256K 512K 1M 2M' > $thp/exec_folio_size
 echo 2097152 > $thp/hpage_pmd_size
 "\$@"
 EOF
 	knob() { unshare -m sh "$tmp/knob.sh" "$@"; }
 	knob "$ctl" status --json > "$tmp/st.json" 2> "$tmp/st.err"
 	check "status --json is valid JSON with the documented fields" pyjson "$tmp/st.json" \
-		'd["schema"] == "exec-folio-status" and d["version"] == 1 and d["exec_order"] == "arch" and d["accepted"][:3] == ["never", "arch", "auto"] and d["pmd_size"] == 2097152 and d["page_size"] > 0 and d["processes"] == []'
-	# This kernel's /proc/PID/status has no ExecFolioOrder: no partial JSON.
-	expect 2 "no ExecFolioOrder" "status --json --pid on a kernel without the line" -- \
+		'd["schema"] == "exec-folio-status" and d["version"] == 1 and d["exec_folio_size"] == "arch" and d["accepted"][:3] == ["never", "arch", "auto"] and d["pmd_size"] == 2097152 and d["page_size"] > 0 and d["processes"] == []'
+	# This kernel's /proc/PID/status has no ExecFolioSize: no partial JSON.
+	expect 2 "no ExecFolioSize" "status --json --pid on a kernel without the line" -- \
 		knob "$ctl" status --json --pid $$
 	[ ! -s "$tmp/o" ] && ok "status --json writes nothing on an error" ||
 		nok "status --json writes nothing on an error"
 	# The stand-in file keeps what follows the written word (no truncation).
-	expect 0 "^autor" "set -- auto writes the knob" -- knob sh -c "$ctl set -- auto && cat $thp/exec_order"
-	expect 0 "^2Mver" "set 2MiB writes 2M" -- knob sh -c "$ctl set 2MiB && cat $thp/exec_order"
+	expect 0 "^autor" "set -- auto writes the knob" -- knob sh -c "$ctl set -- auto && cat $thp/exec_folio_size"
+	expect 0 "^2Mver" "set 2MiB writes 2M" -- knob sh -c "$ctl set 2MiB && cat $thp/exec_folio_size"
 	expect 1 "not accepted by this kernel" "set 64KB (64000 bytes) is refused" -- knob "$ctl" set 64KB
-	printf 'exec_order = 64k\n' > "$tmp/good.conf"
+	printf 'exec_folio_size = 64k\n' > "$tmp/good.conf"
 	expect 0 "^64Ker" "apply -- FILE writes the knob" -- \
-		knob sh -c "$ctl apply -- $tmp/good.conf && cat $thp/exec_order"
+		knob sh -c "$ctl apply -- $tmp/good.conf && cat $thp/exec_folio_size"
 	# refused SIZE MESSAGE: the kernel refuses SIZE (MESSAGE): exec warns
 	# and runs the command; with --strict it exits 1 and does not run it.
 	refused() {

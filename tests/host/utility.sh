@@ -43,19 +43,19 @@ expect 1 "invalid order '99'" "exec rejects a huge order" -- "$ctl" exec --order
 expect 1 "no command given" "exec needs a command" -- "$ctl" exec --size 64K
 expect 1 "expected one MODE or SIZE" "set needs a value" -- "$ctl" set
 expect 1 "cannot read /nonexistent" "apply of a missing file" -- "$ctl" apply /nonexistent
-printf 'exec_order = auto\nfoo = bar\nexec_order = sometimes\n' > "$tmp/bad.conf"
+printf 'exec_folio_size = auto\nfoo = bar\nexec_folio_size = sometimes\n' > "$tmp/bad.conf"
 expect 1 "bad.conf:2: unknown setting \"foo\"" "apply names the bad line" -- "$ctl" apply "$tmp/bad.conf"
 expect 1 "bad.conf:3: \"sometimes\"" "apply names every bad line" -- "$ctl" apply "$tmp/bad.conf"
 expect 1 "2 bad lines, nothing applied" "apply applies nothing" -- "$ctl" apply "$tmp/bad.conf"
 
-if [ -e /sys/kernel/mm/transparent_hugepage/exec_order ]; then
-	skip "no-kernel-support exit status" "this kernel has exec_order"
+if [ -e /sys/kernel/mm/transparent_hugepage/exec_folio_size ]; then
+	skip "no-kernel-support exit status" "this kernel has exec_folio_size"
 else
 	expect 2 "this kernel has no exec folio policy" "status on a kernel without it" -- "$ctl" status
 	expect 2 "this kernel has no exec folio policy" "set on a kernel without it" -- "$ctl" set auto
 	expect 2 "this kernel has no exec folio policy" "exec --strict on a kernel without it" -- \
 		"$ctl" exec --strict --size 64K true
-	printf 'exec_order = auto\n' > "$tmp/good.conf"
+	printf 'exec_folio_size = auto\n' > "$tmp/good.conf"
 	expect 2 "this kernel has no exec folio policy" "apply on a kernel without it" -- "$ctl" apply "$tmp/good.conf"
 fi
 expect 1 "report needs CAP_SYS_ADMIN" "report refuses non-root" -- setpriv --reuid=65534 --regid=65534 --clear-groups "$ctl" report --pid 1
@@ -97,20 +97,20 @@ else
 fi
 
 # The tmpfiles.d example, as systemd-tmpfiles reads it: it writes its value
-# into a stand-in exec_order under --root, and on a kernel without the
+# into a stand-in exec_folio_size under --root, and on a kernel without the
 # knob (no file) it creates nothing and does not fail.
 if command -v systemd-tmpfiles > /dev/null; then
 	tf=$tmp/tmpfiles
-	knob=$tf/sys/kernel/mm/transparent_hugepage/exec_order
+	knob=$tf/sys/kernel/mm/transparent_hugepage/exec_folio_size
 	mkdir -p "$tf/etc/tmpfiles.d" "$(dirname "$knob")"
 	cp "$dir/exec-folio.tmpfiles.example" "$tf/etc/tmpfiles.d/exec-folio.conf"
 	t "systemd-tmpfiles --create without the knob succeeds" systemd-tmpfiles --root="$tf" --create
-	[ ! -e "$knob" ] && ok "systemd-tmpfiles creates no exec_order where the kernel has none" ||
-		nok "systemd-tmpfiles creates no exec_order where the kernel has none"
+	[ ! -e "$knob" ] && ok "systemd-tmpfiles creates no exec_folio_size where the kernel has none" ||
+		nok "systemd-tmpfiles creates no exec_folio_size where the kernel has none"
 	: > "$knob"
 	t "systemd-tmpfiles --create with the tmpfiles.d example" systemd-tmpfiles --root="$tf" --create
-	[ "$(cat "$knob")" = auto ] && ok "the tmpfiles.d example writes auto to exec_order" ||
-		nok "the tmpfiles.d example writes auto to exec_order (got '$(cat "$knob")')"
+	[ "$(cat "$knob")" = auto ] && ok "the tmpfiles.d example writes auto to exec_folio_size" ||
+		nok "the tmpfiles.d example writes auto to exec_folio_size (got '$(cat "$knob")')"
 else
 	skip "the tmpfiles.d example" "no systemd-tmpfiles"
 fi
@@ -156,7 +156,7 @@ fi
 set --
 
 # exec: an optional tuning never keeps a service from starting.
-if [ ! -e /sys/kernel/mm/transparent_hugepage/exec_order ]; then
+if [ ! -e /sys/kernel/mm/transparent_hugepage/exec_folio_size ]; then
 	expect 0 "^ran$" "exec runs the command anyway on a kernel without the feature" -- \
 		"$ctl" exec --size 2M -- sh -c 'echo ran'
 	grep -q "^exec_folio_ctl: warning: .*no exec folio policy" "$tmp/e" &&
@@ -174,10 +174,10 @@ if [ ! -e /sys/kernel/mm/transparent_hugepage/exec_order ]; then
 		"$ctl" exec --strict --size 2K -- true
 	if command -v strace > /dev/null; then
 		strace -o "$tmp/strace" -e trace=prctl "$ctl" exec --size 2M -- /bin/true 2> /dev/null
-		! grep -q 'prctl(' "$tmp/strace" && ok "no prctl call without the exec_order knob" ||
-			{ nok "no prctl call without the exec_order knob"; sed 's/^/#   /' "$tmp/strace" | head -3; }
+		! grep -q 'prctl(' "$tmp/strace" && ok "no prctl call without the exec_folio_size knob" ||
+			{ nok "no prctl call without the exec_folio_size knob"; sed 's/^/#   /' "$tmp/strace" | head -3; }
 	else
-		skip "no prctl call without the exec_order knob" "no strace"
+		skip "no prctl call without the exec_folio_size knob" "no strace"
 	fi
 fi
 
@@ -191,7 +191,7 @@ expect 1 "cannot read /tmp: Is a directory|/tmp: not a regular file" "apply of a
 # errno kept: a file that nobody may not read (in a directory it may enter).
 pub=$(mktemp -d)
 chmod 755 "$pub"
-printf 'exec_order = auto\n' > "$pub/secret.conf"
+printf 'exec_folio_size = auto\n' > "$pub/secret.conf"
 chmod 600 "$pub/secret.conf"
 expect 1 "cannot read $pub/secret.conf: Permission denied" "apply of a 0600 file as nobody: Permission denied" -- \
 	setpriv --reuid=65534 --regid=65534 --clear-groups "$ctl" apply "$pub/secret.conf"
@@ -215,7 +215,7 @@ expect 1 "^exec_folio_ctl: unrecognized option '--bogus'" "set rejects an unknow
 expect 1 "^exec_folio_ctl: unrecognized option '--bogus'" "apply rejects an unknown option" -- \
 	"$ctl" apply --bogus
 expect 0 '^Usage:' "set --help" -- "$ctl" set --help
-if [ ! -e /sys/kernel/mm/transparent_hugepage/exec_order ]; then
+if [ ! -e /sys/kernel/mm/transparent_hugepage/exec_folio_size ]; then
 	expect 2 "no exec folio policy" "set -- auto is parsed" -- "$ctl" set -- auto
 fi
 expect 1 "cannot read /nonexistent" "apply -- FILE is parsed" -- "$ctl" apply -- /nonexistent

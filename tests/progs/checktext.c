@@ -7,7 +7,7 @@
  * on SEED), compares each one's 4K with the pattern, and exits with
  * 64 + SEED % 64, so a parent can tell a correct run from a corrupted
  * one (2: pattern wrong, 3: wrong return value) or one that crashed.
- * With POLICY (a number), the process's PR_GET_EXEC_FOLIO_ORDER must
+ * With POLICY (a number), the process's PR_GET_EXEC_FOLIO_SIZE must
  * return it (4 if not): the prctl survived fork and exec.
  *
  * No libc (as tinytext): an exec costs the kernel's work and little else.
@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <sys/syscall.h>
 
-#define PR_GET_EXEC_FOLIO_ORDER 0x45584f47
+#define PR_GET_EXEC_FOLIO_SIZE 0x45584647
 
 extern unsigned int (*const ct_funcs[])(void);
 extern const unsigned long ct_nfuncs;
@@ -108,7 +108,7 @@ __attribute__((used, noreturn)) void checktext_main(long *sp)
 	seed = number(argv[1]);
 	if (argc > 2 && argv[2][0] != '-') {
 		long want = number(argv[2]);
-		long got = sys5(SYS_prctl, PR_GET_EXEC_FOLIO_ORDER, 0, 0, 0, 0);
+		long got = sys5(SYS_prctl, PR_GET_EXEC_FOLIO_SIZE, 0, 0, 0, 0);
 
 		if (got != want) {
 			say("checktext: policy, expected:", got, want);

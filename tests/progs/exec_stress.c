@@ -7,10 +7,10 @@
  * checking its text).  Processes, until both counts are reached or the
  * time runs out:
  *   -w N  exec workers: vfork + exec a random BINARY, check its exit code;
- *   -f N  prctl workers: set their own PR_SET_EXEC_FOLIO_ORDER to a random
+ *   -f N  prctl workers: set their own PR_SET_EXEC_FOLIO_SIZE to a random
  *         mode or order (and check PR_GET), fork a child that may set
  *         another, exec a BINARY that checks the policy it inherited;
- *   one knob writer (unless -K): writes every value the exec_order knob
+ *   one knob writer (unless -K): writes every value the exec_folio_size knob
  *         accepts, in order and then shuffled, reads each back, and now
  *         and then a value it must refuse;
  *   one cache dropper (-d MS, 0 for none): echo 3 > drop_caches.
@@ -33,11 +33,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifndef PR_SET_EXEC_FOLIO_ORDER
-#define PR_SET_EXEC_FOLIO_ORDER 0x45584f53
-#define PR_GET_EXEC_FOLIO_ORDER 0x45584f47
+#ifndef PR_SET_EXEC_FOLIO_SIZE
+#define PR_SET_EXEC_FOLIO_SIZE 0x45584653
+#define PR_GET_EXEC_FOLIO_SIZE 0x45584647
 #endif
-#define KNOB "/sys/kernel/mm/transparent_hugepage/exec_order"
+#define KNOB "/sys/kernel/mm/transparent_hugepage/exec_folio_size"
 
 struct shared {
 	long execs, exec_fail, prctl_execs, knob_writes, knob_fail;
@@ -140,31 +140,33 @@ static void exec_worker(void)
 	}
 }
 
-/* A random policy as PR_SET arguments; returns what PR_GET must return. */
-static long random_policy(unsigned long *mode, unsigned long *order)
+/*
+ * A random policy as PR_SET's argument, which PR_GET must return: one of
+ * the four modes, or a folio size in bytes.
+ */
+static long random_policy(void)
 {
-	*mode = rnd() % 5;
-	*order = 0;
-	if (*mode == 4)
-		*order = 2 + rnd() % (max_order - 1);
-	return *mode | *order << 8;
+	long mode = rnd() % 5;
+
+	if (mode < 4)
+		return mode;
+	return sysconf(_SC_PAGESIZE) << (2 + rnd() % (max_order - 1));
 }
 
 static int set_policy(long *want)
 {
-	unsigned long mode, order;
 	long got;
 
-	*want = random_policy(&mode, &order);
-	if (prctl(PR_SET_EXEC_FOLIO_ORDER, mode, order, 0, 0)) {
-		error("PR_SET_EXEC_FOLIO_ORDER %lu %lu: %s", mode, order, strerror(errno));
+	*want = random_policy();
+	if (prctl(PR_SET_EXEC_FOLIO_SIZE, *want, 0, 0, 0)) {
+		error("PR_SET_EXEC_FOLIO_SIZE %#lx: %s", *want, strerror(errno));
 		ADD(prctl_fail, 1);
 		return -1;
 	}
-	got = prctl(PR_GET_EXEC_FOLIO_ORDER, 0, 0, 0, 0);
+	got = prctl(PR_GET_EXEC_FOLIO_SIZE, 0, 0, 0, 0);
 	ADD(prctl_sets, 1);
 	if (got != *want) {
-		error("PR_GET_EXEC_FOLIO_ORDER %ld after setting %ld", got, *want);
+		error("PR_GET_EXEC_FOLIO_SIZE %ld after setting %ld", got, *want);
 		ADD(prctl_fail, 1);
 		return -1;
 	}
@@ -186,10 +188,12 @@ static void prctl_worker(void)
 			continue;
 		/* Now and then an invalid one, which must change nothing. */
 		if (rnd() % 8 == 0) {
-			if (prctl(PR_SET_EXEC_FOLIO_ORDER, 4, max_order + 1, 0, 0) != -1 ||
-			    errno != EINVAL || prctl(PR_SET_EXEC_FOLIO_ORDER, 5, 0, 0, 0) != -1 ||
-			    prctl(PR_GET_EXEC_FOLIO_ORDER, 0, 0, 0, 0) != want) {
-				error("an invalid PR_SET_EXEC_FOLIO_ORDER was accepted");
+			long over = sysconf(_SC_PAGESIZE) << (max_order + 1);
+
+			if (prctl(PR_SET_EXEC_FOLIO_SIZE, over, 0, 0, 0) != -1 ||
+			    errno != EINVAL || prctl(PR_SET_EXEC_FOLIO_SIZE, 4, 0, 0, 0) != -1 ||
+			    prctl(PR_GET_EXEC_FOLIO_SIZE, 0, 0, 0, 0) != want) {
+				error("an invalid PR_SET_EXEC_FOLIO_SIZE was accepted");
 				ADD(prctl_fail, 1);
 			}
 		}
@@ -294,7 +298,7 @@ static void knob_writer(long target)
 
 			if (write_knob(words[k]) || knob_active(got, sizeof(got)) ||
 			    strcmp(got, words[k])) {
-				error("wrote %s to exec_order, it shows %s", words[k], got);
+				error("wrote %s to exec_folio_size, it shows %s", words[k], got);
 				ADD(knob_fail, 1);
 			}
 			/*
@@ -313,7 +317,7 @@ static void knob_writer(long target)
 			knob_active(before, sizeof(before));
 			if (!write_knob("4M") || !write_knob("bogus") ||
 			    knob_active(got, sizeof(got)) || strcmp(got, before)) {
-				error("exec_order accepted an invalid value or changed (%s -> %s)",
+				error("exec_folio_size accepted an invalid value or changed (%s -> %s)",
 				      before, got);
 				ADD(knob_fail, 1);
 			}
@@ -349,9 +353,9 @@ static int probe_max_order(void)
 	int o, max = 0;
 
 	for (o = 2; o < 24; o++)
-		if (prctl(PR_SET_EXEC_FOLIO_ORDER, 4, o, 0, 0) == 0)
+		if (prctl(PR_SET_EXEC_FOLIO_SIZE, sysconf(_SC_PAGESIZE) << o, 0, 0, 0) == 0)
 			max = o;
-	prctl(PR_SET_EXEC_FOLIO_ORDER, 0, 0, 0, 0);
+	prctl(PR_SET_EXEC_FOLIO_SIZE, 0, 0, 0, 0);
 	return max;
 }
 
@@ -393,7 +397,7 @@ int main(int argc, char **argv)
 		}
 	max_order = probe_max_order();
 	if (pworkers && max_order < 2) {
-		fprintf(stderr, "exec_stress: PR_SET_EXEC_FOLIO_ORDER is not supported\n");
+		fprintf(stderr, "exec_stress: PR_SET_EXEC_FOLIO_SIZE is not supported\n");
 		return 2;
 	}
 	if (knob && knob_active(orig, sizeof(orig))) {
@@ -465,7 +469,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (knob && orig[0] && write_knob(orig))
-		error("cannot restore exec_order %s", orig);
+		error("cannot restore exec_folio_size %s", orig);
 	printf("# exec_stress: %ld execs (%ld with a prctl policy) of %d binaries, "
 	       "%ld knob writes, %ld prctl sets, %ld drop_caches in %.1f s, %d+%d workers\n",
 	       GET(execs), GET(prctl_execs), nbins, GET(knob_writes), GET(prctl_sets),

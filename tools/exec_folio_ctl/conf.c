@@ -68,13 +68,13 @@ int conf_parse_line(const char *line, size_t len, struct conf *c, int lineno,
 	vlen = len - klen - 1;
 	trim(&key, &klen);
 	trim(&val, &vlen);
-	if (klen != strlen("exec_order") || strncmp(key, "exec_order", klen)) {
+	if (klen != strlen("exec_folio_size") || strncmp(key, "exec_folio_size", klen)) {
 		conf_escape(key, klen, 40, shown, sizeof(shown));
-		snprintf(err, errlen, "unknown setting \"%s\" (known: exec_order)", shown);
+		snprintf(err, errlen, "unknown setting \"%s\" (known: exec_folio_size)", shown);
 		return -1;
 	}
 	if (!vlen || vlen >= sizeof(value)) {
-		snprintf(err, errlen, "exec_order needs a mode or a size");
+		snprintf(err, errlen, "exec_folio_size needs a mode or a size");
 		return -1;
 	}
 	memcpy(value, val, vlen);
@@ -86,13 +86,13 @@ int conf_parse_line(const char *line, size_t len, struct conf *c, int lineno,
 			 shown);
 		return -1;
 	}
-	if (c->exec_order_line) {
-		snprintf(err, errlen, "exec_order already set on line %d",
-			 c->exec_order_line);
+	if (c->exec_folio_size_line) {
+		snprintf(err, errlen, "exec_folio_size already set on line %d",
+			 c->exec_folio_size_line);
 		return -1;
 	}
-	memcpy(c->exec_order, word, sizeof(word));
-	c->exec_order_line = lineno;
+	memcpy(c->exec_folio_size, word, sizeof(word));
+	c->exec_folio_size_line = lineno;
 	return 0;
 }
 

@@ -3,7 +3,7 @@
  * The boot-time configuration, /etc/exec-folio.conf:
  *
  *   # comment
- *   exec_order = auto
+ *   exec_folio_size = auto
  *
  * One "key = value" a line; blank lines and comments are ignored.
  */
@@ -25,8 +25,8 @@
 #define CONF_ERR_TOO_LARGE	(-3)	/* over CONF_MAX_SIZE */
 
 struct conf {
-	char exec_order[KNOB_WORD_LEN];	/* the knob's word; "" if not set */
-	int exec_order_line;
+	char exec_folio_size[KNOB_WORD_LEN];	/* the knob's word; "" if not set */
+	int exec_folio_size_line;
 };
 
 /*

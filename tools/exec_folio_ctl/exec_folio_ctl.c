@@ -150,8 +150,8 @@ static void read_knob_or_die(struct knob_state *st)
 		return;
 	if (errno == ENOENT)
 		die(EXIT_NO_KERNEL_SUPPORT, "this kernel has no exec folio policy (%s: %s)",
-		    EXEC_ORDER_KNOB, strerror(errno));
-	die(EXIT_FAILURE, "cannot read %s: %s", EXEC_ORDER_KNOB, strerror(errno));
+		    EXEC_FOLIO_SIZE_KNOB, strerror(errno));
+	die(EXIT_FAILURE, "cannot read %s: %s", EXEC_FOLIO_SIZE_KNOB, strerror(errno));
 }
 
 static pid_t parse_pid(const char *s)
@@ -178,7 +178,7 @@ static void status_json(const struct knob_state *st, const pid_t *pids,
 {
 	char name[64];
 
-	printf("{\"schema\": \"exec-folio-status\", \"version\": %d, \"exec_order\": ",
+	printf("{\"schema\": \"exec-folio-status\", \"version\": %d, \"exec_folio_size\": ",
 	       JSON_SCHEMA_VERSION);
 	json_string(stdout, st->words[st->active]);
 	fputs(", \"accepted\": [", stdout);
@@ -196,7 +196,7 @@ static void status_json(const struct knob_state *st, const pid_t *pids,
 		proc_comm(pids[i], name, sizeof(name));
 		printf("%s{\"pid\": %d, \"name\": ", i ? ", " : "", (int)pids[i]);
 		json_string(stdout, name);
-		fputs(", \"exec_order\": ", stdout);
+		fputs(", \"exec_folio_size\": ", stdout);
 		json_string(stdout, words[i]);
 		fputc('}', stdout);
 	}
@@ -242,7 +242,7 @@ static int cmd_status(int argc, char **argv)
 		if (proc_policy_word(pid, words[i], sizeof(words[i]))) {
 			if (errno == ENODATA)
 				die(EXIT_NO_KERNEL_SUPPORT,
-				    "process %d: no ExecFolioOrder in /proc/%d/status",
+				    "process %d: no ExecFolioSize in /proc/%d/status",
 				    (int)pid, (int)pid);
 			die(EXIT_FAILURE, "cannot read /proc/%d/status: %s",
 			    (int)pid, strerror(errno));
@@ -255,7 +255,7 @@ static int cmd_status(int argc, char **argv)
 		return EXIT_SUCCESS;
 	}
 	knob_list(&st, list, sizeof(list));
-	printf("exec_order: %s\n", st.words[st.active]);
+	printf("exec_folio_size: %s\n", st.words[st.active]);
 	printf("accepted:   %s\n", list);
 	format_size(page_size(), size, sizeof(size));
 	printf("page size:  %s\n", size);
@@ -303,7 +303,7 @@ static int cmd_set(int argc, char **argv)
 	if (geteuid() != 0)
 		die(EXIT_FAILURE, "set: changing the global policy needs root");
 	if (knob_write(word))
-		die(EXIT_FAILURE, "cannot write '%s' to %s: %s", word, EXEC_ORDER_KNOB,
+		die(EXIT_FAILURE, "cannot write '%s' to %s: %s", word, EXEC_FOLIO_SIZE_KNOB,
 		    strerror(errno));
 	return EXIT_SUCCESS;
 }
@@ -329,14 +329,14 @@ static int size_order(unsigned long long bytes)
  * kernel refuses a size.  Returns 0, or a message in @err and the exit
  * status --strict gives it.
  */
-static int set_policy(unsigned long mode, unsigned long order, bool below_page,
+static int set_policy(unsigned long value, bool below_page,
 		      const char *what, char *err, size_t len)
 {
 	char page[32];
 
-	if (access(EXEC_ORDER_KNOB, F_OK)) {
+	if (access(EXEC_FOLIO_SIZE_KNOB, F_OK)) {
 		snprintf(err, len, "this kernel has no exec folio policy (no %s)",
-			 EXEC_ORDER_KNOB);
+			 EXEC_FOLIO_SIZE_KNOB);
 		return EXIT_NO_KERNEL_SUPPORT;
 	}
 	if (below_page) {
@@ -344,7 +344,7 @@ static int set_policy(unsigned long mode, unsigned long order, bool below_page,
 		snprintf(err, len, "the kernel refused %s: smaller than the %s page", what, page);
 		return EXIT_FAILURE;
 	}
-	if (prctl(PR_SET_EXEC_FOLIO_ORDER, mode, order, 0, 0) == 0)
+	if (prctl(PR_SET_EXEC_FOLIO_SIZE, value, 0, 0, 0) == 0)
 		return 0;
 	snprintf(err, len, "the kernel refused %s: %s", what, strerror(errno));
 	return EXIT_FAILURE;
@@ -361,7 +361,8 @@ static int cmd_exec(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	unsigned long mode = 0, order = 0;
+	/* A mode, or a size in bytes: PR_SET_EXEC_FOLIO_SIZE's argument. */
+	unsigned long value = 0, order;
 	unsigned long long bytes;
 	const char *what = NULL;
 	char *end, err[256];
@@ -385,24 +386,24 @@ static int cmd_exec(int argc, char **argv)
 				die(EXIT_FAILURE,
 				    "exec: invalid mode '%s' (inherit, never, arch, auto)",
 				    optarg);
-			mode = m;
+			value = m;
 			break;
 		case 's':
 			if (parse_size(optarg, &bytes) || (bytes & (bytes - 1)))
 				die(EXIT_FAILURE,
 				    "exec: invalid size '%s' (a power-of-two number of pages)",
 				    optarg);
-			mode = PR_EXEC_FOLIO_ORDER;
 			/* A size for larger pages than these: no error here. */
 			below_page = bytes < page_size();
-			order = below_page ? 0 : size_order(bytes);
+			value = bytes;
 			break;
 		case 'o':
 			errno = 0;
 			order = strtoul(optarg, &end, 10);
-			if (errno || end == optarg || *end || optarg[0] == '-' || order > 63)
+			/* A folio order: the size in pages is 2^order. */
+			if (errno || end == optarg || *end || optarg[0] == '-' || order > 40)
 				die(EXIT_FAILURE, "exec: invalid order '%s'", optarg);
-			mode = PR_EXEC_FOLIO_ORDER;
+			value = page_size() << order;
 			break;
 		case 'h':
 			usage();
@@ -417,7 +418,7 @@ static int cmd_exec(int argc, char **argv)
 		die(EXIT_FAILURE, "exec: no command given");
 
 	/* An optional tuning must not keep a service from starting. */
-	status = set_policy(mode, order, below_page, what, err, sizeof(err));
+	status = set_policy(value, below_page, what, err, sizeof(err));
 	if (status && strict)
 		die(status, "%s", err);
 	if (status)
@@ -573,19 +574,19 @@ static int cmd_apply(int argc, char **argv)
 		die(EXIT_FAILURE, "%s: %d bad line%s, nothing applied", path, bad,
 		    bad == 1 ? "" : "s");
 	}
-	if (!conf.exec_order[0])
+	if (!conf.exec_folio_size[0])
 		return EXIT_SUCCESS;
 	read_knob_or_die(&st);
 	knob_list(&st, list, sizeof(list));
-	if (knob_find(&st, conf.exec_order) < 0)
+	if (knob_find(&st, conf.exec_folio_size) < 0)
 		die(EXIT_FAILURE,
 		    "%s:%d: '%s' is not accepted by this kernel (accepted: %s), nothing applied",
-		    path, conf.exec_order_line, conf.exec_order, list);
+		    path, conf.exec_folio_size_line, conf.exec_folio_size, list);
 	if (geteuid() != 0)
 		die(EXIT_FAILURE, "apply: changing the global policy needs root");
-	if (knob_write(conf.exec_order))
-		die(EXIT_FAILURE, "cannot write '%s' to %s: %s", conf.exec_order,
-		    EXEC_ORDER_KNOB, strerror(errno));
+	if (knob_write(conf.exec_folio_size))
+		die(EXIT_FAILURE, "cannot write '%s' to %s: %s", conf.exec_folio_size,
+		    EXEC_FOLIO_SIZE_KNOB, strerror(errno));
 	return EXIT_SUCCESS;
 }
 

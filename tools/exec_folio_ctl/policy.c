@@ -145,7 +145,7 @@ int knob_read(struct knob_state *st)
 {
 	char buf[512];
 	ssize_t n;
-	int fd = open(EXEC_ORDER_KNOB, O_RDONLY | O_CLOEXEC);
+	int fd = open(EXEC_FOLIO_SIZE_KNOB, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
 		return -1;
@@ -163,7 +163,7 @@ int knob_read(struct knob_state *st)
 
 int knob_write(const char *word)
 {
-	int fd = open(EXEC_ORDER_KNOB, O_WRONLY | O_CLOEXEC);
+	int fd = open(EXEC_FOLIO_SIZE_KNOB, O_WRONLY | O_CLOEXEC);
 	ssize_t n;
 	int err;
 
@@ -213,7 +213,7 @@ int proc_policy_word(pid_t pid, char *word, size_t len)
 		return -1;
 	errno = ENODATA;
 	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "ExecFolioOrder: %15s", found) == 1) {
+		if (sscanf(line, "ExecFolioSize: %15s", found) == 1) {
 			snprintf(word, len, "%s", found);
 			ret = 0;
 			break;
@@ -223,17 +223,12 @@ int proc_policy_word(pid_t pid, char *word, size_t len)
 	return ret;
 }
 
-void policy_word(long value, unsigned long page_size, char *buf, size_t len)
+void policy_word(long value, char *buf, size_t len)
 {
-	long mode = value & ((1L << PR_EXEC_FOLIO_ORDER_SHIFT) - 1);
-	long order = value >> PR_EXEC_FOLIO_ORDER_SHIFT;
-
-	if (value < 0)
-		snprintf(buf, len, "unknown");
-	else if (mode == PR_EXEC_FOLIO_ORDER && order < 40)
-		format_size((unsigned long long)page_size << order, buf, len);
-	else if (mode >= 0 && mode < PR_EXEC_FOLIO_ORDER)
-		snprintf(buf, len, "%s", mode_words[mode]);
+	if (value >= PR_EXEC_FOLIO_INHERIT && value <= PR_EXEC_FOLIO_AUTO)
+		snprintf(buf, len, "%s", mode_words[value]);
+	else if (value >= 4096 && value <= 1L << 40 && !(value & (value - 1)))
+		format_size((unsigned long long)value, buf, len);
 	else
 		snprintf(buf, len, "unknown");
 }

@@ -6,17 +6,16 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#define EXEC_ORDER_KNOB "/sys/kernel/mm/transparent_hugepage/exec_order"
+#define EXEC_FOLIO_SIZE_KNOB "/sys/kernel/mm/transparent_hugepage/exec_folio_size"
 
-#ifndef PR_SET_EXEC_FOLIO_ORDER
-#define PR_SET_EXEC_FOLIO_ORDER		0x45584f53 /* "EXOS" */
-#define PR_GET_EXEC_FOLIO_ORDER		0x45584f47 /* "EXOG" */
+/* arg2: one of the modes, or a folio size in bytes. */
+#ifndef PR_SET_EXEC_FOLIO_SIZE
+#define PR_SET_EXEC_FOLIO_SIZE		0x45584653 /* "EXFS" */
+#define PR_GET_EXEC_FOLIO_SIZE		0x45584647 /* "EXFG" */
 #define PR_EXEC_FOLIO_INHERIT		0
 #define PR_EXEC_FOLIO_NEVER		1
 #define PR_EXEC_FOLIO_ARCH		2
 #define PR_EXEC_FOLIO_AUTO		3
-#define PR_EXEC_FOLIO_ORDER		4
-#define PR_EXEC_FOLIO_ORDER_SHIFT	8
 #endif
 
 #define KNOB_MAX_WORDS	32
@@ -67,16 +66,17 @@ int knob_find(const struct knob_state *st, const char *word);
 void knob_list(const struct knob_state *st, char *buf, size_t len);
 
 /*
- * The ExecFolioOrder word of /proc/@pid/status ("inherit", "64K", ...).
+ * The ExecFolioSize word of /proc/@pid/status ("inherit", "64K", ...).
  * Returns 0; -1 with errno set if the file cannot be read, or ENODATA if
  * the kernel does not show the line.
  */
 int proc_policy_word(pid_t pid, char *word, size_t len);
 
 /*
- * A process's policy as the prctl returns it, as a word: "inherit",
- * "never", "arch", "auto" or a size.  @page_size turns orders into sizes.
+ * A process's policy as PR_GET_EXEC_FOLIO_SIZE returns it (a mode or a
+ * size in bytes), as a word: "inherit", "never", "arch", "auto" or a
+ * size; "unknown" for anything else.
  */
-void policy_word(long value, unsigned long page_size, char *buf, size_t len);
+void policy_word(long value, char *buf, size_t len);
 
 #endif

@@ -6,7 +6,7 @@
  * conf_load() from a memfd.
  *
  * - conf_parse_line() accepts exactly what an independent reading of the
- *   format accepts: blank and comment lines, and one "exec_order = VALUE"
+ *   format accepts: blank and comment lines, and one "exec_folio_size = VALUE"
  *   with VALUE a mode other than inherit or a size that fits a knob word;
  *   with the same word.  A line with a NUL byte is refused.
  * - A refused line leaves the configuration unchanged and gives a
@@ -140,7 +140,7 @@ static int ref_parse_line(const char *line, size_t len, char *word)
 		return -1;
 	for (klen = eq - key; klen && isspace((unsigned char)key[klen - 1]); klen--)
 		;
-	if (klen != 10 || memcmp(key, "exec_order", 10))
+	if (klen != 15 || memcmp(key, "exec_folio_size", 15))
 		return -1;
 	for (val = eq + 1; val < end && isspace((unsigned char)*val); val++)
 		;
@@ -188,15 +188,15 @@ static int check_line(const uint8_t *data, size_t len, struct conf *c, int linen
 	ret = conf_parse_line(line, len, c, lineno, err, errlen);
 	in_parser = 0;
 	FUZZ_CHECK(ret == 0 || ret == -1);
-	if (expect == 0 && word[0] && before.exec_order_line)
+	if (expect == 0 && word[0] && before.exec_folio_size_line)
 		expect = -1;	/* set twice */
 	FUZZ_CHECK(ret == expect);
 	if (ret) {
 		FUZZ_CHECK(memcmp(c, &before, sizeof(before)) == 0);
 		FUZZ_CHECK(fuzz_terminated(err, errlen) && err[0]);
 	} else if (word[0]) {
-		FUZZ_CHECK(c->exec_order_line == lineno);
-		FUZZ_CHECK(strcmp(c->exec_order, word) == 0);
+		FUZZ_CHECK(c->exec_folio_size_line == lineno);
+		FUZZ_CHECK(strcmp(c->exec_folio_size, word) == 0);
 	} else {
 		FUZZ_CHECK(memcmp(c, &before, sizeof(before)) == 0);
 	}
@@ -260,8 +260,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 #endif
 	FUZZ_CHECK(ret == bad);
-	FUZZ_CHECK(loaded.exec_order_line == c.exec_order_line);
-	FUZZ_CHECK(strcmp(loaded.exec_order, c.exec_order) == 0);
+	FUZZ_CHECK(loaded.exec_folio_size_line == c.exec_folio_size_line);
+	FUZZ_CHECK(strcmp(loaded.exec_folio_size, c.exec_folio_size) == 0);
 	for (i = 0; i < msglen; i++)
 		nl += msgs[i] == '\n';
 #ifdef CONF_MAX_MESSAGES

@@ -112,14 +112,12 @@ static void check_policy_word(const uint8_t *data, size_t size)
 {
 	char *buf = fuzz_buf(KNOB_WORD_LEN, 'x');
 	char norm[KNOB_WORD_LEN];
-	unsigned long page_size;
 	long value = 0;
 
-	if (size < sizeof(value) + 1)
+	if (size < sizeof(value))
 		goto out;
 	memcpy(&value, data, sizeof(value));
-	page_size = 1UL << (12 + data[sizeof(value)] % 5);	/* 4K ... 64K */
-	policy_word(value, page_size, buf, KNOB_WORD_LEN);
+	policy_word(value, buf, KNOB_WORD_LEN);
 	FUZZ_CHECK(fuzz_terminated(buf, KNOB_WORD_LEN));
 	if (strcmp(buf, "unknown")) {
 		FUZZ_CHECK(normalize_word(buf, norm, sizeof(norm)) == 0);

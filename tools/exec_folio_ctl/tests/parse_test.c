@@ -118,15 +118,18 @@ static void test_policy_words(void)
 {
 	char out[32];
 
-	policy_word(PR_EXEC_FOLIO_ORDER | 4 << PR_EXEC_FOLIO_ORDER_SHIFT, 4096, out,
-		    sizeof(out));
-	check(!strcmp(out, "64K"), "order 4 is 64K", out);
-	policy_word(PR_EXEC_FOLIO_INHERIT, 4096, out, sizeof(out));
+	policy_word(65536, out, sizeof(out));
+	check(!strcmp(out, "64K"), "65536 bytes is 64K", out);
+	policy_word(2 << 20, out, sizeof(out));
+	check(!strcmp(out, "2M"), "2M", out);
+	policy_word(PR_EXEC_FOLIO_INHERIT, out, sizeof(out));
 	check(!strcmp(out, "inherit"), "inherit", out);
-	policy_word(-1, 4096, out, sizeof(out));
+	policy_word(-1, out, sizeof(out));
 	check(!strcmp(out, "unknown"), "error is unknown", out);
-	policy_word(77, 4096, out, sizeof(out));
-	check(!strcmp(out, "unknown"), "bad mode is unknown", out);
+	policy_word(4, out, sizeof(out));
+	check(!strcmp(out, "unknown"), "4, no mode, no size, is unknown", out);
+	policy_word(3 << 16, out, sizeof(out));
+	check(!strcmp(out, "unknown"), "192K, no power of two, is unknown", out);
 }
 
 static void test_conf_lines(void)
@@ -134,16 +137,16 @@ static void test_conf_lines(void)
 	static const struct {
 		const char *in, *want;
 	} good[] = {
-		{ "exec_order = auto\n", "auto" }, { "exec_order=64k", "64K" },
-		{ "  exec_order\t=\t2M   # PMD text\n", "2M" }, { "# comment\n", "" },
-		{ "\n", "" }, { "\x20\t\x20\n", "" }, { "exec_order = NEVER", "never" },
+		{ "exec_folio_size = auto\n", "auto" }, { "exec_folio_size=64k", "64K" },
+		{ "  exec_folio_size\t=\t2M   # PMD text\n", "2M" }, { "# comment\n", "" },
+		{ "\n", "" }, { "\x20\t\x20\n", "" }, { "exec_folio_size = NEVER", "never" },
 	};
 	static const char * const bad[] = {
-		"exec_order\n", "exec_order =\n", "exec_order = inherit\n",
-		"exec_order = 64 K\n", "exec_order = sometimes\n", "exec-order = auto\n",
+		"exec_folio_size\n", "exec_folio_size =\n", "exec_folio_size = inherit\n",
+		"exec_folio_size = 64 K\n", "exec_folio_size = sometimes\n", "exec-order = auto\n",
 		"EXEC_ORDER = auto\n", "thp = always\n", "= auto\n", "auto\n",
-		"exec_order = 99999999999999999999999G\n",
-		"exec_order = aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n",
+		"exec_folio_size = 99999999999999999999999G\n",
+		"exec_folio_size = aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n",
 	};
 	char err[160];
 	struct conf c;
@@ -151,21 +154,21 @@ static void test_conf_lines(void)
 	for (size_t i = 0; i < ARRAY_SIZE(good); i++) {
 		memset(&c, 0, sizeof(c));
 		check(conf_parse_line(good[i].in, strlen(good[i].in), &c, 1, err,
-				      sizeof(err)) == 0 && !strcmp(c.exec_order, good[i].want),
+				      sizeof(err)) == 0 && !strcmp(c.exec_folio_size, good[i].want),
 		      "config line parses", good[i].in);
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
 		memset(&c, 0, sizeof(c));
 		check(conf_parse_line(bad[i], strlen(bad[i]), &c, 1, err, sizeof(err)) == -1 &&
-		      err[0] && !c.exec_order[0], "bad config line rejected", bad[i]);
+		      err[0] && !c.exec_folio_size[0], "bad config line rejected", bad[i]);
 	}
 	memset(&c, 0, sizeof(c));
-	check(conf_parse_line("exec_order = auto", 17, &c, 1, err, sizeof(err)) == 0 &&
-	      conf_parse_line("exec_order = 2M", 15, &c, 2, err, sizeof(err)) == -1 &&
-	      !strcmp(c.exec_order, "auto") && strstr(err, "line 1"),
-	      "duplicate setting rejected, first kept", "exec_order twice");
-	check(conf_parse_line("exec_order = a\0uto", 18, &c, 3, err, sizeof(err)) == -1,
-	      "NUL byte rejected", "exec_order = a\\0uto");
+	check(conf_parse_line("exec_folio_size = auto", 22, &c, 1, err, sizeof(err)) == 0 &&
+	      conf_parse_line("exec_folio_size = 2M", 20, &c, 2, err, sizeof(err)) == -1 &&
+	      !strcmp(c.exec_folio_size, "auto") && strstr(err, "line 1"),
+	      "duplicate setting rejected, first kept", "exec_folio_size twice");
+	check(conf_parse_line("exec_folio_size = a\0uto", 23, &c, 3, err, sizeof(err)) == -1,
+	      "NUL byte rejected", "exec_folio_size = a\\0uto");
 }
 
 static int write_file(const char *path, const char *data, size_t len)
@@ -190,10 +193,10 @@ static void test_conf_files(void)
 		return;
 	}
 	close(fd);
-	write_file(path, "# boot time\nexec_order = auto\n", 30);
-	check(conf_load(path, &c, errs) == 0 && !strcmp(c.exec_order, "auto") &&
-	      c.exec_order_line == 2, "config file loads", path);
-	write_file(path, "exec_order = auto\nbogus\nexec_order = 2M\n", 40);
+	write_file(path, "# boot time\nexec_folio_size = auto\n", 35);
+	check(conf_load(path, &c, errs) == 0 && !strcmp(c.exec_folio_size, "auto") &&
+	      c.exec_folio_size_line == 2, "config file loads", path);
+	write_file(path, "exec_folio_size = auto\nbogus\nexec_folio_size = 2M\n", 50);
 	check(conf_load(path, &c, errs) == 2, "two bad lines counted", path);
 	memset(huge, 'x', CONF_MAX_LINE * 4 - 1);
 	huge[CONF_MAX_LINE * 4 - 1] = '\n';
@@ -204,7 +207,7 @@ static void test_conf_files(void)
 	write_file(path, huge, CONF_MAX_LINE * 4);
 	check(conf_load(path, &c, errs) > 0, "garbage bytes rejected", "random bytes");
 	write_file(path, "", 0);
-	check(conf_load(path, &c, errs) == 0 && !c.exec_order[0], "empty file is fine", "");
+	check(conf_load(path, &c, errs) == 0 && !c.exec_folio_size[0], "empty file is fine", "");
 	unlink(path);
 	check(conf_load(path, &c, errs) == -1, "missing file is an error", path);
 	free(huge);

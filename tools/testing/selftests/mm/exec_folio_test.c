@@ -80,6 +80,12 @@ static const char *test_word(void)
 }
 
 /* The knob's word for folios of @order, "128K" or "1M". */
+/* The folio size of @order in bytes, as the prctl takes it. */
+static unsigned long order_bytes(unsigned int order)
+{
+	return 1UL << (order + page_shift());
+}
+
 static const char *size_word(unsigned int order)
 {
 	static char word[24];
@@ -146,7 +152,7 @@ static const char *helper(const char *name)
 
 static bool have_knob(void)
 {
-	return access(EXEC_ORDER_KNOB, F_OK) == 0;
+	return access(EXEC_FOLIO_SIZE_KNOB, F_OK) == 0;
 }
 
 /* The feature must be there: EXEC_FOLIO_REQUIRE=1 turns skips into failures. */
@@ -479,8 +485,8 @@ static bool exec_folio_setup(struct __test_metadata *_metadata, char *saved,
 	if (!have_knob()) {
 		/* Not a skip where the feature must be there. */
 		ASSERT_FALSE(feature_required())
-			TH_LOG("no " EXEC_ORDER_KNOB);
-		SKIP(return false, "this kernel has no " EXEC_ORDER_KNOB);
+			TH_LOG("no " EXEC_FOLIO_SIZE_KNOB);
+		SKIP(return false, "this kernel has no " EXEC_FOLIO_SIZE_KNOB);
 	}
 	snprintf(saved, len, "%s", knob_active(&st));
 	EXPECT_NE(saved[0], '\0');
@@ -495,7 +501,7 @@ static bool exec_folio_setup(struct __test_metadata *_metadata, char *saved,
 		SKIP(return false, "%s is not on XFS: set EXEC_FOLIO_DIR",
 		     helper_dir());
 	}
-	EXPECT_EQ(prctl(PR_SET_EXEC_FOLIO_ORDER, PR_EXEC_FOLIO_INHERIT, 0, 0, 0), 0);
+	EXPECT_EQ(prctl(PR_SET_EXEC_FOLIO_SIZE, PR_EXEC_FOLIO_INHERIT, 0, 0, 0), 0);
 	return true;
 }
 
@@ -503,7 +509,7 @@ static void exec_folio_teardown(const char *saved)
 {
 	if (saved[0])
 		knob_set(saved);
-	prctl(PR_SET_EXEC_FOLIO_ORDER, PR_EXEC_FOLIO_INHERIT, 0, 0, 0);
+	prctl(PR_SET_EXEC_FOLIO_SIZE, PR_EXEC_FOLIO_INHERIT, 0, 0, 0);
 }
 
 FIXTURE(policy) {
@@ -1473,47 +1479,54 @@ TEST_F(interface, knob_needs_root)
 
 static long get_policy(void)
 {
-	return prctl(PR_GET_EXEC_FOLIO_ORDER, 0, 0, 0, 0);
+	return prctl(PR_GET_EXEC_FOLIO_SIZE, 0, 0, 0, 0);
 }
 
-/* Bad prctl arguments fail with EINVAL and change nothing. */
+/*
+ * Bad prctl arguments fail with EINVAL and change nothing: values that
+ * are neither a mode nor a folio size in bytes this kernel takes for text
+ * (4, the old explicit-order mode, included), and unused arguments.
+ */
 TEST_F(interface, prctl_rejects_invalid)
 {
-	static const unsigned long bad[][4] = {
-		{ 5, 0, 0, 0 },				/* unknown mode */
+	unsigned long page = sysconf(_SC_PAGESIZE);
+	const unsigned long bad[][4] = {
+		{ 4, 0, 0, 0 },				/* no mode, no size */
+		{ 5, 0, 0, 0 },
 		{ 99, 0, 0, 0 },
 		{ -1UL, 0, 0, 0 },
-		{ PR_EXEC_FOLIO_AUTO, 4, 0, 0 },	/* order with a mode */
-		{ PR_EXEC_FOLIO_NEVER, 1, 0, 0 },
-		{ PR_EXEC_FOLIO_ORDER, 0, 0, 0 },	/* orders out of range */
-		{ PR_EXEC_FOLIO_ORDER, 1, 0, 0 },
-		{ PR_EXEC_FOLIO_ORDER, 30, 0, 0 },
-		{ PR_EXEC_FOLIO_ORDER, -1UL, 0, 0 },
-		{ PR_EXEC_FOLIO_ORDER, 4, 1, 0 },	/* unused arguments */
+		{ page, 0, 0, 0 },			/* order 0 and 1 */
+		{ 2 * page, 0, 0, 0 },
+		{ 3 * order_bytes(test_order()), 0, 0, 0 }, /* no power of two */
+		{ order_bytes(test_order()) + 1, 0, 0, 0 },
+		{ 4UL << 20, 0, 0, 0 },			/* above the 2M cap */
+		{ 1UL << (sizeof(long) * 8 - 1), 0, 0, 0 },
+		{ PR_EXEC_FOLIO_AUTO, 4, 0, 0 },	/* unused arguments */
+		{ order_bytes(test_order()), 1, 0, 0 },
 		{ PR_EXEC_FOLIO_ARCH, 0, 0, 1 },
 	};
 	long before;
 
-	ASSERT_EQ(prctl(PR_SET_EXEC_FOLIO_ORDER, PR_EXEC_FOLIO_ORDER,
-			test_order(), 0, 0), 0);
+	ASSERT_EQ(prctl(PR_SET_EXEC_FOLIO_SIZE, order_bytes(test_order()), 0, 0, 0), 0);
 	before = get_policy();
-	ASSERT_GE(before, 0);
+	ASSERT_EQ(before, (long)order_bytes(test_order()));
 	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
 		errno = 0;
-		EXPECT_EQ(prctl(PR_SET_EXEC_FOLIO_ORDER, bad[i][0], bad[i][1],
+		EXPECT_EQ(prctl(PR_SET_EXEC_FOLIO_SIZE, bad[i][0], bad[i][1],
 				bad[i][2], bad[i][3]), -1) {
-			TH_LOG("case %zu", i);
+			TH_LOG("case %zu: %#lx", i, bad[i][0]);
 		}
 		EXPECT_EQ(errno, EINVAL);
 		EXPECT_EQ(get_policy(), before);
 	}
 	errno = 0;
-	EXPECT_EQ(prctl(PR_GET_EXEC_FOLIO_ORDER, 1, 0, 0, 0), -1);
+	EXPECT_EQ(prctl(PR_GET_EXEC_FOLIO_SIZE, 1, 0, 0, 0), -1);
 	EXPECT_EQ(errno, EINVAL);
 	/*
 	 * 82 and 83, the next numbers of mainline's sequence, are not
 	 * ours: a caller that means mainline's future option there must
-	 * not reach the exec folio policy.
+	 * not reach the exec folio policy.  Nor are the tags this series
+	 * used for page-relative orders before it took sizes in bytes.
 	 */
 	errno = 0;
 	EXPECT_EQ(prctl(82, PR_EXEC_FOLIO_NEVER, 0, 0, 0), -1);
@@ -1521,10 +1534,18 @@ TEST_F(interface, prctl_rejects_invalid)
 	errno = 0;
 	EXPECT_EQ(prctl(83, 0, 0, 0, 0), -1);
 	EXPECT_EQ(errno, EINVAL);
+	errno = 0;
+	EXPECT_EQ(prctl(0x45584f53, PR_EXEC_FOLIO_NEVER, 0, 0, 0), -1);
+	EXPECT_EQ(errno, EINVAL);
 	EXPECT_EQ(get_policy(), before);
+	/* Every mode reads back as itself; a size as its bytes. */
+	for (unsigned long m = PR_EXEC_FOLIO_INHERIT; m <= PR_EXEC_FOLIO_AUTO; m++) {
+		ASSERT_EQ(prctl(PR_SET_EXEC_FOLIO_SIZE, m, 0, 0, 0), 0);
+		EXPECT_EQ(get_policy(), (long)m);
+	}
 }
 
-/* The ExecFolioOrder word of a process, "" if absent. */
+/* The ExecFolioSize word of a process, "" if absent. */
 static void status_word(pid_t pid, char *word, size_t len)
 {
 	if (proc_policy_word(pid, word, len))
@@ -1533,7 +1554,7 @@ static void status_word(pid_t pid, char *word, size_t len)
 
 /*
  * A process's setting survives fork and execve: read back with
- * PR_GET_EXEC_FOLIO_ORDER in a forked child, in /proc/<pid>/status of an
+ * PR_GET_EXEC_FOLIO_SIZE in a forked child, in /proc/<pid>/status of an
  * exec'd one, and in the folio sizes of that one's text.  The global
  * policy is the next larger size, so text in the process's size can come
  * from nothing else (with 4K pages on arm64 "arch" is the test size).
@@ -1541,14 +1562,14 @@ static void status_word(pid_t pid, char *word, size_t len)
 TEST_F(policy, prctl_inherited_across_fork_and_exec)
 {
 	unsigned int order = test_order();
-	long want = PR_EXEC_FOLIO_ORDER | (order << PR_EXEC_FOLIO_ORDER_SHIFT);
+	long want = order_bytes(order);
 	char word[32], real[PATH_MAX];
 	struct text_walk tw;
 	int status;
 	pid_t pid;
 
 	ASSERT_EQ(knob_set(size_word(order + 1)), 0);
-	ASSERT_EQ(prctl(PR_SET_EXEC_FOLIO_ORDER, PR_EXEC_FOLIO_ORDER, order, 0, 0), 0);
+	ASSERT_EQ(prctl(PR_SET_EXEC_FOLIO_SIZE, order_bytes(order), 0, 0, 0), 0);
 	ASSERT_EQ(get_policy(), want);
 	status_word(getpid(), word, sizeof(word));
 	EXPECT_STREQ(word, test_word());
@@ -1572,7 +1593,7 @@ TEST_F(policy, prctl_inherited_across_fork_and_exec)
 	expect_blocks(_metadata, &tw, "prctl", order);
 	EXPECT_EQ(pages_from_order(&tw, order + 1), 0);
 
-	ASSERT_EQ(prctl(PR_SET_EXEC_FOLIO_ORDER, PR_EXEC_FOLIO_INHERIT, 0, 0, 0), 0);
+	ASSERT_EQ(prctl(PR_SET_EXEC_FOLIO_SIZE, PR_EXEC_FOLIO_INHERIT, 0, 0, 0), 0);
 	status_word(getpid(), word, sizeof(word));
 	EXPECT_STREQ(word, "inherit");
 }
@@ -1601,7 +1622,7 @@ TEST_F(policy, prctl_unprivileged_then_exec)
 	if (pid == 0) {
 		if (setgroups(0, NULL) || setgid(65534) || setuid(65534))
 			_exit(2);
-		if (prctl(PR_SET_EXEC_FOLIO_ORDER, PR_EXEC_FOLIO_ORDER, order, 0, 0))
+		if (prctl(PR_SET_EXEC_FOLIO_SIZE, order_bytes(order), 0, 0, 0))
 			_exit(3);
 		execl(real, real, "--stop", (char *)NULL);
 		perror(real);
@@ -1631,7 +1652,7 @@ static void process_mode_over_global(struct __test_metadata *_metadata,
 	char label[48];
 
 	ASSERT_EQ(knob_set(size_word(test_order() + 1)), 0);
-	ASSERT_EQ(prctl(PR_SET_EXEC_FOLIO_ORDER, mode, 0, 0, 0), 0);
+	ASSERT_EQ(prctl(PR_SET_EXEC_FOLIO_SIZE, mode, 0, 0, 0), 0);
 	snprintf(label, sizeof(label), "%s@%s+process-%s", name,
 		 size_word(test_order() + 1),
 		 mode == PR_EXEC_FOLIO_NEVER ? "never" :
@@ -1677,8 +1698,7 @@ TEST_F(policy, global_never_beats_prctl)
 {
 	struct text_walk tw;
 
-	ASSERT_EQ(prctl(PR_SET_EXEC_FOLIO_ORDER, PR_EXEC_FOLIO_ORDER,
-			test_order(), 0, 0), 0);
+	ASSERT_EQ(prctl(PR_SET_EXEC_FOLIO_SIZE, order_bytes(test_order()), 0, 0, 0), 0);
 	ASSERT_EQ(knob_set("never"), 0);
 	ASSERT_EQ(measure("bigtext", "bigtext@never+prctl", &tw), 0);
 	EXPECT_LT(pct_from_order(&tw, READ_AROUND_MAX_ORDER + 1), 5.0);
