@@ -103,7 +103,7 @@ bool exec_folio_read_binary(struct readahead_control *ractl,
 	start = round_down(index, 1UL << order);
 	end = round_up(index + req_count, 1UL << order);
 	ractl->_index = start;
-	page_cache_ra_order_exact(ractl, end - start, order);
+	page_cache_ra_order_exact(ractl, end - start, order, NULL);
 	return true;
 }
 

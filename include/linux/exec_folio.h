@@ -108,7 +108,7 @@ struct exec_folio_input {
 
 /* Counters in /sys/kernel/mm/transparent_hugepage/exec_folio_stats/ */
 enum exec_folio_stat {
-	EXEC_FOLIO_STAT_ALLOC,		/* large text folios allocated */
+	EXEC_FOLIO_STAT_ALLOC,		/* large folios read for text faults */
 	EXEC_FOLIO_STAT_FALLBACK,	/* allocation or charge failed: one order down */
 	NR_EXEC_FOLIO_STATS,
 };
@@ -227,9 +227,11 @@ static inline unsigned long exec_folio_text_align(struct file *file,
 
 DECLARE_PER_CPU(unsigned long, exec_folio_stats[NR_EXEC_FOLIO_STATS]);
 
-static inline void exec_folio_count(enum exec_folio_stat item)
+static inline void exec_folio_add(enum exec_folio_stat item,
+				  unsigned long nr)
 {
-	this_cpu_inc(exec_folio_stats[item]);
+	if (nr)
+		this_cpu_add(exec_folio_stats[item], nr);
 }
 
 static inline void exec_folio_mm_init(struct mm_struct *mm,
@@ -352,7 +354,8 @@ int exec_folio_prctl_get(struct mm_struct *mm, unsigned long arg2,
 
 #else /* !CONFIG_EXEC_FOLIO_POLICY */
 
-static inline void exec_folio_count(enum exec_folio_stat item)
+static inline void exec_folio_add(enum exec_folio_stat item,
+				  unsigned long nr)
 {
 }
 

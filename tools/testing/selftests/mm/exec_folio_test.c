@@ -1396,6 +1396,39 @@ TEST_F(policy, stats_count_large_folios)
 	EXPECT_GT(stat_read("alloc"), before);
 }
 
+/*
+ * Only text faults are counted.  A private read-only mapping of a binary
+ * shorter than the read-around window (as ld.so maps a library's
+ * segments), faulted by a process whose text is read in large folios, is
+ * read in order-2 folios inside the mapping (exec_folio_binary_ra()):
+ * those are data, and alloc must not move.  With 64K pages the window is
+ * inside the mapping and ordinary read-around reads it.
+ */
+TEST_F(policy, stats_count_only_text)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	size_t len = 16 * page;
+	long before, after;
+	char *map;
+	int fd;
+
+	ASSERT_EQ(knob_set(test_word()), 0);
+	fd = open(helper("bigtext"), O_RDONLY);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(cold_cache(), 0);
+	before = stat_read("alloc");
+	ASSERT_GE(before, 0);
+	map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+	ASSERT_NE(map, MAP_FAILED);
+	for (size_t off = 0; off < len; off += page)
+		ASSERT_EQ(touch(map + off), 0);
+	after = stat_read("alloc");
+	munmap(map, len);
+	close(fd);
+	EXPECT_EQ(after, before)
+		TH_LOG("alloc went from %ld to %ld for a non-text read", before, after);
+}
+
 /* Every word the knob lists can be written and reads back as active. */
 TEST_F(interface, knob_roundtrip)
 {
