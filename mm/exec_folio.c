@@ -369,7 +369,11 @@ void exec_folio_header_block(struct file *file)
  * and not how a file is mapped to be written.  The mapping need not be
  * executable yet: ld.so's first mapping of a library seldom is.  On
  * overlayfs the real file's mapping decides.  Not for anonymous,
- * MAP_FIXED, 32-bit or compat mappings.
+ * MAP_FIXED, 32-bit or compat mappings, nor for a task that is not
+ * randomized (ADDR_NO_RANDOMIZE, as setarch -R and gdb set it, or
+ * randomize_va_space=0): its libraries load where they always did, so
+ * that addresses recorded once (rr, scripts) stay valid whatever the
+ * policy.
  *
  * Return: the size, or 0 to place the mapping as usual.
  */
@@ -379,7 +383,8 @@ unsigned long exec_folio_mmap_size(struct file *file, unsigned long len,
 {
 	if (!file || !IS_ENABLED(CONFIG_64BIT) || in_compat_syscall() ||
 	    (flags & MAP_FIXED) || (flags & MAP_TYPE) != MAP_PRIVATE ||
-	    (vm_flags & VM_WRITE) || !current->mm)
+	    (vm_flags & VM_WRITE) || !current->mm ||
+	    !(current->flags & PF_RANDOMIZE))
 		return 0;
 	return exec_folio_place_size(current->mm, exec_folio_real_mapping(file),
 				     (loff_t)pgoff << PAGE_SHIFT, len);

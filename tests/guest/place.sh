@@ -137,11 +137,16 @@ for pol in "$@"; do
 	kill -9 $p
 	wait $p 2> /dev/null
 
-	case $pol in
-	never) aslr never $((aslr_runs / 4)) ;;
-	*) aslr $pol $aslr_runs ;;
-	esac
+	[ $pol = never ] || aslr $pol $aslr_runs
 	if [ $pol = never ]; then
+		# Where a task that is not randomized loads: as on a kernel
+		# without the policy, which every policy must keep.
+		aslr never 5 --no-randomize
+		for _w in exe ld libc; do cp /tmp/aslr.$_w /tmp/norandom-never.$_w; done
+		[ $distinct_exe = 1 ] && [ $distinct_ld = 1 ] &&
+			ok "never: ADDR_NO_RANDOMIZE (setarch -R) gives one load address" ||
+			nok "never: ADDR_NO_RANDOMIZE (setarch -R) gives one load address ($distinct_exe, $distinct_ld)"
+		aslr never $((aslr_runs / 4))
 		# The grain p_align gives: a page on x86_64, 64K on arm64.
 		[ $grain_exe -lt $never_grain_below ] &&
 			ok "never: PIE load addresses keep the grain p_align gives ($((grain_exe / 1024))K)" ||
@@ -156,6 +161,16 @@ for pol in "$@"; do
 		[ $distinct_exe = 1 ] && [ $distinct_ld = 1 ] &&
 			ok "$pol: ADDR_NO_RANDOMIZE (setarch -R) gives one load address" ||
 			nok "$pol: ADDR_NO_RANDOMIZE (setarch -R) gives one load address ($distinct_exe, $distinct_ld)"
+		# Not moved by the policy: rr, gdb and fixed-address scripts
+		# see what they see under "never" (a kernel without it).
+		_same=1
+		for _w in exe ld libc; do
+			echo "# norandom $(uname -m) page=$((page / 1024))K policy=$pol $_w: $(cat /tmp/aslr.$_w) never: $(cat /tmp/norandom-never.$_w 2>/dev/null)"
+			cmp -s /tmp/aslr.$_w /tmp/norandom-never.$_w || _same=0
+		done
+		[ $_same = 1 ] &&
+			ok "$pol: ADDR_NO_RANDOMIZE (setarch -R) loads program, ld.so and libc where never does" ||
+			nok "$pol: ADDR_NO_RANDOMIZE (setarch -R) loads program, ld.so and libc where never does"
 	fi
 done
 echo arch > $knob
