@@ -195,8 +195,16 @@ static unsigned int exec_folio_auto(const struct exec_folio_input *in,
  * exec_folio_decide - Choose the folio order for a text page fault.
  * @in: Everything the decision depends on.
  *
- * Whatever the policy, a VMA or process that opted out of THP gets no
- * PMD-size folio.  Memory is not looked at: the read asks for the folio
+ * THP opt-outs mean what they mean for anonymous memory, where they
+ * disable every order: a VMA or a process that opted out reads text as
+ * under "never".  A process that chose its own exec folio policy after
+ * it opted out gets that policy (its later and more specific choice),
+ * but no PMD-size folio, which could not be PMD-mapped; nor does any
+ * policy where the hardware cannot use THP.  "auto" gives no PMD-size
+ * folio while transparent_hugepage/enabled is "never", as glibc's
+ * glibc.elf.thp tunable aligns nothing for THP then; an explicit size is
+ * the administrator's own choice and does.  Memory is not looked at: the
+ * read asks for the folio
  * as readahead does and steps down an order only when the page
  * allocator or the memory cgroup cannot give it
  * (page_cache_ra_order_exact()).
@@ -211,7 +219,10 @@ unsigned int exec_folio_decide(const struct exec_folio_input *in)
 					  in->mapping_max_order);
 	unsigned int order;
 
-	if (in->thp_disabled && in->pmd_order <= cap)
+	if (in->vma_opt_out ||
+	    (in->mm_opt_out && !(in->local & EXEC_FOLIO_AFTER_THP_DISABLE)))
+		return 0;
+	if ((in->mm_opt_out || in->no_pmd) && in->pmd_order <= cap)
 		cap = in->pmd_order - 1;
 
 	switch (EXEC_FOLIO_POLICY_MODE(policy)) {
@@ -219,6 +230,8 @@ unsigned int exec_folio_decide(const struct exec_folio_input *in)
 		order = min(in->arch_order, cap);
 		break;
 	case EXEC_FOLIO_AUTO:
+		if (in->thp_never && in->pmd_order <= cap)
+			cap = in->pmd_order - 1;
 		order = exec_folio_auto(in, cap);
 		break;
 	case EXEC_FOLIO_ORDER:
@@ -252,8 +265,10 @@ unsigned int exec_folio_fault_order(struct vm_area_struct *vma)
 		.vm_start = vma->vm_start,
 		.vm_end = vma->vm_end,
 		.vm_pgoff = vma->vm_pgoff,
-		.thp_disabled = vma_thp_disabled(vma, vma->vm_flags) ||
-				thp_disabled_by_hw(),
+		.vma_opt_out = vma->vm_flags & VM_NOHUGEPAGE,
+		.mm_opt_out = test_bit(MMF_DISABLE_THP, &vma->vm_mm->flags),
+		.no_pmd = thp_disabled_by_hw(),
+		.thp_never = !hugepage_global_enabled(),
 	};
 
 	return exec_folio_decide(&in);
@@ -312,9 +327,10 @@ unsigned long exec_folio_place_size(struct mm_struct *mm,
 		.vm_start = start,
 		.vm_end = PAGE_ALIGN(offset + len),
 		.vm_pgoff = start >> PAGE_SHIFT,
-		.thp_disabled = test_bit(MMF_DISABLE_THP, &mm->flags) ||
-				(mm->def_flags & VM_NOHUGEPAGE) ||
-				thp_disabled_by_hw(),
+		.vma_opt_out = mm->def_flags & VM_NOHUGEPAGE,
+		.mm_opt_out = test_bit(MMF_DISABLE_THP, &mm->flags),
+		.no_pmd = thp_disabled_by_hw(),
+		.thp_never = !hugepage_global_enabled(),
 	};
 	unsigned int order;
 

@@ -10,6 +10,14 @@
 
 #define P(mode, order)	EXEC_FOLIO_POLICY(EXEC_FOLIO_##mode, order)
 
+/* THP opt-outs and limits, as the cases give them. */
+#define VMA_OPT_OUT	1	/* MADV_NOHUGEPAGE */
+#define MM_OPT_OUT	2	/* PR_SET_THP_DISABLE */
+#define NO_PMD		4	/* thp_disabled_by_hw() */
+#define THP_NEVER	8	/* transparent_hugepage/enabled=never */
+/* A process policy chosen after PR_SET_THP_DISABLE */
+#define AFTER_OPT_OUT	EXEC_FOLIO_AFTER_THP_DISABLE
+
 struct exec_folio_case {
 	const char *name;
 	unsigned int global;
@@ -21,7 +29,7 @@ struct exec_folio_case {
 	unsigned long vm_end;
 	unsigned long vm_pgoff;
 	unsigned int want;
-	bool thp_disabled;
+	unsigned int thp;
 };
 
 /*
@@ -114,17 +122,44 @@ static const struct exec_folio_case exec_folio_cases[] = {
 	  0x400000UL, 0x2400000UL, 0, 5 },
 	{ "64k-auto-1m-text", P(AUTO, 0), P(INHERIT, 0), 5, 16, 13,
 	  0x400000UL, 0x500000UL, 0, 4 },
-	/* THP opted out (VMA, process or hardware): no PMD-size folio */
-	{ "auto-pmd-thp-disabled", P(AUTO, 0), P(INHERIT, 0), 0, 12, 9,
-	  TEXT_4M_START, TEXT_4M_END, TEXT_4M_PGOFF, 4, true },
-	{ "order-2m-thp-disabled", P(ORDER, 9), P(INHERIT, 0), 0, 12, 9,
-	  TEXT_4M_START, TEXT_4M_END, TEXT_4M_PGOFF, 8, true },
-	{ "order-64k-thp-disabled", P(ORDER, 4), P(INHERIT, 0), 0, 12, 9,
-	  TEXT_4M_START, TEXT_4M_END, TEXT_4M_PGOFF, 4, true },
-	{ "16k-arch-thp-disabled", P(ARCH, 0), P(INHERIT, 0), 7, 14, 11,
-	  0x400000UL, 0x2400000UL, 0, 7, true },
-	{ "64k-arch-thp-disabled", P(ARCH, 0), P(INHERIT, 0), 5, 16, 13,
-	  0x400000UL, 0x2400000UL, 0, 5, true },
+	/* THP opted out (VMA or process): read as under "never" */
+	{ "auto-pmd-vma-opt-out", P(AUTO, 0), P(INHERIT, 0), 0, 12, 9,
+	  TEXT_4M_START, TEXT_4M_END, TEXT_4M_PGOFF, 0, VMA_OPT_OUT },
+	{ "order-2m-vma-opt-out", P(ORDER, 9), P(INHERIT, 0), 0, 12, 9,
+	  TEXT_4M_START, TEXT_4M_END, TEXT_4M_PGOFF, 0, VMA_OPT_OUT },
+	{ "order-64k-mm-opt-out", P(ORDER, 4), P(INHERIT, 0), 0, 12, 9,
+	  TEXT_4M_START, TEXT_4M_END, TEXT_4M_PGOFF, 0, MM_OPT_OUT },
+	{ "16k-arch-mm-opt-out", P(ARCH, 0), P(INHERIT, 0), 7, 14, 11,
+	  0x400000UL, 0x2400000UL, 0, 0, MM_OPT_OUT },
+	{ "64k-arch-vma-opt-out", P(ARCH, 0), P(INHERIT, 0), 5, 16, 13,
+	  0x400000UL, 0x2400000UL, 0, 0, VMA_OPT_OUT },
+	/* a process policy set before the opt-out loses to it */
+	{ "prctl-2m-then-mm-opt-out", P(AUTO, 0), P(ORDER, 9), 0, 12, 9,
+	  TEXT_4M_START, TEXT_4M_END, TEXT_4M_PGOFF, 0, MM_OPT_OUT },
+	/* one set after it wins, below the PMD size */
+	{ "mm-opt-out-then-prctl-2m", P(AUTO, 0), P(ORDER, 9) | AFTER_OPT_OUT,
+	  0, 12, 9, TEXT_4M_START, TEXT_4M_END, TEXT_4M_PGOFF, 8, MM_OPT_OUT },
+	{ "mm-opt-out-then-prctl-64k", P(AUTO, 0), P(ORDER, 4) | AFTER_OPT_OUT,
+	  0, 12, 9, TEXT_4M_START, TEXT_4M_END, TEXT_4M_PGOFF, 4, MM_OPT_OUT },
+	{ "mm-opt-out-then-prctl-never-global", P(NEVER, 0),
+	  P(ORDER, 4) | AFTER_OPT_OUT, 0, 12, 9,
+	  TEXT_4M_START, TEXT_4M_END, TEXT_4M_PGOFF, 0, MM_OPT_OUT },
+	/* but not over the VMA's own opt-out */
+	{ "vma-opt-out-over-prctl", P(AUTO, 0), P(ORDER, 9) | AFTER_OPT_OUT,
+	  0, 12, 9, TEXT_4M_START, TEXT_4M_END, TEXT_4M_PGOFF, 0,
+	  VMA_OPT_OUT | MM_OPT_OUT },
+	/* hardware without THP: no PMD-size folio, the rest as usual */
+	{ "auto-pmd-no-pmd", P(AUTO, 0), P(INHERIT, 0), 0, 12, 9,
+	  TEXT_4M_START, TEXT_4M_END, TEXT_4M_PGOFF, 4, NO_PMD },
+	{ "order-2m-no-pmd", P(ORDER, 9), P(INHERIT, 0), 0, 12, 9,
+	  TEXT_4M_START, TEXT_4M_END, TEXT_4M_PGOFF, 8, NO_PMD },
+	/* enabled=never: "auto" gives no PMD-size folio, "2M" still does */
+	{ "auto-pmd-thp-never", P(AUTO, 0), P(INHERIT, 0), 0, 12, 9,
+	  TEXT_4M_START, TEXT_4M_END, TEXT_4M_PGOFF, 4, THP_NEVER },
+	{ "order-2m-thp-never", P(ORDER, 9), P(INHERIT, 0), 0, 12, 9,
+	  TEXT_4M_START, TEXT_4M_END, TEXT_4M_PGOFF, 9, THP_NEVER },
+	{ "16k-auto-thp-never", P(AUTO, 0), P(INHERIT, 0), 7, 14, 11,
+	  0x2000000UL, 0x6000000UL, 0, 7, THP_NEVER },
 };
 
 static void exec_folio_case_desc(const struct exec_folio_case *c, char *desc)
@@ -147,7 +182,10 @@ static void exec_folio_test_decide(struct kunit *test)
 		.vm_start = c->vm_start,
 		.vm_end = c->vm_end,
 		.vm_pgoff = c->vm_pgoff,
-		.thp_disabled = c->thp_disabled,
+		.vma_opt_out = c->thp & VMA_OPT_OUT,
+		.mm_opt_out = c->thp & MM_OPT_OUT,
+		.no_pmd = c->thp & NO_PMD,
+		.thp_never = c->thp & THP_NEVER,
 	};
 	unsigned int order = exec_folio_decide(&in);
 
@@ -156,7 +194,7 @@ static void exec_folio_test_decide(struct kunit *test)
 	KUNIT_EXPECT_LE(test, order, exec_folio_cap(in.page_shift, in.pmd_order,
 						    in.mapping_max_order));
 	KUNIT_EXPECT_LE(test, 1UL << (order + in.page_shift), (unsigned long)SZ_2M);
-	if (in.thp_disabled)
+	if (in.mm_opt_out || in.no_pmd)
 		KUNIT_EXPECT_LT(test, order, in.pmd_order);
 }
 
@@ -200,37 +238,39 @@ struct exec_folio_place_case {
 	unsigned int mapping_max_order;
 	unsigned long offset;
 	unsigned long len;
-	bool thp_disabled;
+	unsigned int thp;
 	unsigned int want;
 };
 
 static const struct exec_folio_place_case exec_folio_place_cases[] = {
 	/* Debian 12's cmake: PIE, 7.2M of text at 0x2d000, two whole 2M blocks */
-	{ "never", P(NEVER, 0), 0, 12, 9, 0x2d000, 0x733000, false, 0 },
-	{ "arch-none", P(ARCH, 0), 0, 12, 9, 0x2d000, 0x733000, false, 0 },
-	{ "auto-pie-pmd", P(AUTO, 0), 0, 12, 9, 0x2d000, 0x733000, false, 9 },
-	{ "auto-pie-thp-disabled", P(AUTO, 0), 0, 12, 9, 0x2d000, 0x733000, true, 4 },
-	{ "order-64k-pie", P(ORDER, 4), 0, 12, 9, 0x2d000, 0x733000, false, 4 },
-	{ "order-2m-pie", P(ORDER, 9), 0, 12, 9, 0x2d000, 0x733000, false, 9 },
-	{ "fs-no-large-folios", P(AUTO, 0), 0, 12, 0, 0x2d000, 0x733000, false, 0 },
+	{ "never", P(NEVER, 0), 0, 12, 9, 0x2d000, 0x733000, 0, 0 },
+	{ "arch-none", P(ARCH, 0), 0, 12, 9, 0x2d000, 0x733000, 0, 0 },
+	{ "auto-pie-pmd", P(AUTO, 0), 0, 12, 9, 0x2d000, 0x733000, 0, 9 },
+	{ "auto-pie-mm-opt-out", P(AUTO, 0), 0, 12, 9, 0x2d000, 0x733000, MM_OPT_OUT, 0 },
+	{ "auto-pie-no-pmd", P(AUTO, 0), 0, 12, 9, 0x2d000, 0x733000, NO_PMD, 4 },
+	{ "auto-pie-thp-never", P(AUTO, 0), 0, 12, 9, 0x2d000, 0x733000, THP_NEVER, 4 },
+	{ "order-64k-pie", P(ORDER, 4), 0, 12, 9, 0x2d000, 0x733000, 0, 4 },
+	{ "order-2m-pie", P(ORDER, 9), 0, 12, 9, 0x2d000, 0x733000, 0, 9 },
+	{ "fs-no-large-folios", P(AUTO, 0), 0, 12, 0, 0x2d000, 0x733000, 0, 0 },
 	/* libc's text: 1.3M at 0x26000, no whole 2M block */
-	{ "auto-libc", P(AUTO, 0), 0, 12, 9, 0x26000, 0x14d000, false, 4 },
-	{ "arch-64k-libc", P(ARCH, 0), 4, 12, 9, 0x26000, 0x14d000, false, 4 },
-	{ "order-2m-libc", P(ORDER, 9), 0, 12, 9, 0x26000, 0x14d000, false, 7 },
+	{ "auto-libc", P(AUTO, 0), 0, 12, 9, 0x26000, 0x14d000, 0, 4 },
+	{ "arch-64k-libc", P(ARCH, 0), 4, 12, 9, 0x26000, 0x14d000, 0, 4 },
+	{ "order-2m-libc", P(ORDER, 9), 0, 12, 9, 0x26000, 0x14d000, 0, 7 },
 	/* ld.so's text: 148K at 0x1000; its whole file, 212K from 0 */
-	{ "auto-ldso-text", P(AUTO, 0), 0, 12, 9, 0x1000, 0x25000, false, 4 },
-	{ "auto-ldso-file", P(AUTO, 0), 0, 12, 9, 0, 0x35000, false, 4 },
+	{ "auto-ldso-text", P(AUTO, 0), 0, 12, 9, 0x1000, 0x25000, 0, 4 },
+	{ "auto-ldso-file", P(AUTO, 0), 0, 12, 9, 0, 0x35000, 0, 4 },
 	/* too small for a whole 64K block: the largest whole block */
-	{ "auto-48k", P(AUTO, 0), 0, 12, 9, 0x1000, 0xc000, false, 2 },
-	{ "auto-12k", P(AUTO, 0), 0, 12, 9, 0x1000, 0x3000, false, 0 },
+	{ "auto-48k", P(AUTO, 0), 0, 12, 9, 0x1000, 0xc000, 0, 2 },
+	{ "auto-12k", P(AUTO, 0), 0, 12, 9, 0x1000, 0x3000, 0, 0 },
 	/* arm64 16K pages: the arch's 2M contpte block */
-	{ "16k-arch-4m", P(ARCH, 0), 7, 14, 11, 0x10000, 0x400000, false, 7 },
-	{ "16k-auto-4m", P(AUTO, 0), 7, 14, 11, 0x10000, 0x400000, false, 7 },
+	{ "16k-arch-4m", P(ARCH, 0), 7, 14, 11, 0x10000, 0x400000, 0, 7 },
+	{ "16k-auto-4m", P(AUTO, 0), 7, 14, 11, 0x10000, 0x400000, 0, 7 },
 	/* arm64 64K pages: the arch's 2M contpte block, no 512M PMD */
-	{ "64k-arch-10m", P(ARCH, 0), 5, 16, 13, 0x10000, 0xa00000, false, 5 },
-	{ "64k-arch-1m", P(ARCH, 0), 5, 16, 13, 0x10000, 0x100000, false, 3 },
+	{ "64k-arch-10m", P(ARCH, 0), 5, 16, 13, 0x10000, 0xa00000, 0, 5 },
+	{ "64k-arch-1m", P(ARCH, 0), 5, 16, 13, 0x10000, 0x100000, 0, 3 },
 	/* arm64 4K pages: 64K contpte */
-	{ "4k-arch-libc", P(ARCH, 0), 4, 12, 9, 0x10000, 0x140000, false, 4 },
+	{ "4k-arch-libc", P(ARCH, 0), 4, 12, 9, 0x10000, 0x140000, 0, 4 },
 };
 
 static void exec_folio_place_desc(const struct exec_folio_place_case *c,
@@ -256,7 +296,10 @@ static void exec_folio_test_place(struct kunit *test)
 		.vm_start = c->offset & ~(page - 1),
 		.vm_end = ALIGN(c->offset + c->len, page),
 		.vm_pgoff = c->offset >> c->page_shift,
-		.thp_disabled = c->thp_disabled,
+		.vma_opt_out = c->thp & VMA_OPT_OUT,
+		.mm_opt_out = c->thp & MM_OPT_OUT,
+		.no_pmd = c->thp & NO_PMD,
+		.thp_never = c->thp & THP_NEVER,
 	};
 	unsigned int order = exec_folio_place(&in);
 	unsigned long size = 1UL << (order + c->page_shift);

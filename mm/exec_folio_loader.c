@@ -33,7 +33,9 @@
  * above the architecture's size or 64K is used here (a PMD-size folio at
  * the start of a binary would hold its headers and segments other than
  * the text, and could seldom be PMD-mapped).  As for faults, memory is
- * not looked at: the read steps down where the allocation fails.
+ * not looked at: the read steps down where the allocation fails, and a
+ * process that opted out of THP reads as under "never" unless it chose
+ * its policy after opting out.
  */
 static unsigned int exec_folio_binary_order(struct mm_struct *mm,
 					    struct address_space *mapping)
@@ -45,6 +47,9 @@ static unsigned int exec_folio_binary_order(struct mm_struct *mm,
 	unsigned int order_64k = exec_folio_order_64k(PAGE_SHIFT);
 	unsigned int order;
 
+	if (mm && test_bit(MMF_DISABLE_THP, &mm->flags) &&
+	    !(local & EXEC_FOLIO_AFTER_THP_DISABLE))
+		return 0;
 	switch (EXEC_FOLIO_POLICY_MODE(policy)) {
 	case EXEC_FOLIO_ARCH:
 		order = exec_folio_order();

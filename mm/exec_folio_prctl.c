@@ -40,6 +40,9 @@ static_assert((PAGE_SIZE << EXEC_FOLIO_MIN_ORDER) > PR_EXEC_FOLIO_AUTO);
  * @arg4: Must be 0.
  * @arg5: Must be 0.
  *
+ * A THP opt-out (PR_SET_THP_DISABLE) makes a process read text as under
+ * "never"; a policy set while the process has opted out wins over it.
+ *
  * Return: 0; -EINVAL for any other @value or a non-zero unused argument.
  * Nothing changes on error.
  */
@@ -67,6 +70,14 @@ int exec_folio_prctl_set(struct mm_struct *mm, unsigned long value,
 					   ilog2(value) - PAGE_SHIFT);
 		break;
 	}
+	/*
+	 * A choice made while the process has opted out of THP is meant for
+	 * its text: it wins over the opt-out.  An opt-out made after it (by
+	 * a wrapper or a runtime, say) wins over it.
+	 */
+	if (value != PR_EXEC_FOLIO_INHERIT &&
+	    test_bit(MMF_DISABLE_THP, &mm->flags))
+		policy |= EXEC_FOLIO_AFTER_THP_DISABLE;
 
 	/*
 	 * One word, read locklessly by page faults with READ_ONCE(): as for

@@ -40,7 +40,12 @@ enum exec_folio_mode {
  */
 #define EXEC_FOLIO_POLICY(mode, order)	((unsigned int)(mode) | ((order) << 8))
 #define EXEC_FOLIO_POLICY_MODE(policy)	((policy) & 0xff)
-#define EXEC_FOLIO_POLICY_ORDER(policy)	((policy) >> 8)
+#define EXEC_FOLIO_POLICY_ORDER(policy)	(((policy) >> 8) & 0xff)
+/*
+ * In a process's policy: chosen while the process had opted out of THP
+ * (PR_SET_THP_DISABLE), so it wins over that opt-out.
+ */
+#define EXEC_FOLIO_AFTER_THP_DISABLE	BIT(16)
 
 /* The smallest explicit order offered; as for anonymous mTHP, not 1. */
 #define EXEC_FOLIO_MIN_ORDER	2
@@ -86,9 +91,15 @@ static inline unsigned long exec_folio_congruent(unsigned long addr,
  * @vm_start: Start address of the text VMA.
  * @vm_end: End address of the text VMA.
  * @vm_pgoff: File page offset of @vm_start.
- * @thp_disabled: THP is disabled for the VMA or the process
- *	(MADV_NOHUGEPAGE, PR_SET_THP_DISABLE) or by the hardware: no
- *	PMD-size folio, since it could not be PMD-mapped.
+ * @vma_opt_out: The VMA opted out of THP (MADV_NOHUGEPAGE, or an mm
+ *	whose new VMAs get VM_NOHUGEPAGE): text is read as under "never".
+ * @mm_opt_out: The process opted out of THP (PR_SET_THP_DISABLE): text
+ *	is read as under "never", unless the process chose its own policy
+ *	after opting out (EXEC_FOLIO_AFTER_THP_DISABLE in @local); then no
+ *	PMD-size folio, which do_set_pmd() would not map.
+ * @no_pmd: The hardware cannot use THP: no PMD-size folio.
+ * @thp_never: transparent_hugepage/enabled is "never": "auto" gives no
+ *	PMD-size folio (an explicit size still does).
  *
  * Kept apart from the VMA and the running kernel's constants so that the
  * decision can be tested for every base page size on any machine.
@@ -103,7 +114,10 @@ struct exec_folio_input {
 	unsigned long vm_start;
 	unsigned long vm_end;
 	unsigned long vm_pgoff;
-	bool thp_disabled;
+	bool vma_opt_out;
+	bool mm_opt_out;
+	bool no_pmd;
+	bool thp_never;
 };
 
 /* Counters in /sys/kernel/mm/transparent_hugepage/exec_folio_stats/ */

@@ -1257,12 +1257,14 @@ TEST_F(policy, fault_around_hit_refunds_only_its_window)
 
 /*
  * A process that opted out of THP (PR_SET_THP_DISABLE, kept across
- * execve) gets no PMD-size text folio under "auto" or "2M", only the
- * largest size below: do_set_pmd() would refuse to map it by a PMD.
+ * execve) reads text as under "never" under "auto" and "2M", as the
+ * opt-out disables every anonymous mTHP order.  If it chose a size with
+ * PR_SET_EXEC_FOLIO_SIZE after opting out, that size wins, without the
+ * PMD-size folio do_set_pmd() would not map: the largest size below.
  * Without the opt-out the same binary is PMD-mapped, so the test can
- * tell the two apart.
+ * tell them apart.
  */
-TEST_F(policy, thp_disabled_process_gets_no_pmd_folio)
+TEST_F(policy, thp_disabled_process_reads_as_never)
 {
 	int pmd_order = folio_walk_pmd_order(page_shift());
 	static const char * const policies[] = { "auto", "2M" };
@@ -1281,14 +1283,93 @@ TEST_F(policy, thp_disabled_process_gets_no_pmd_folio)
 			 policies[i]);
 		ASSERT_EQ(measure("bigtext-2m", label, &tw), 0);
 		ASSERT_EQ(prctl(PR_SET_THP_DISABLE, 0, 0, 0, 0), 0);
-		EXPECT_EQ(pages_from_order(&tw, pmd_order), 0);
 		EXPECT_EQ(tw.report.file.pmd_mapped, 0);
-		/* Still large folios, just below the PMD size. */
-		EXPECT_GE(pct_from_order(&tw, 4), 50.0);
+		EXPECT_LT(pct_from_order(&tw, READ_AROUND_MAX_ORDER + 1), 5.0);
+	}
+	/* A size chosen after the opt-out wins, below the PMD size. */
+	ASSERT_EQ(knob_set("auto"), 0);
+	ASSERT_EQ(prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0), 0);
+	ASSERT_EQ(prctl(PR_SET_EXEC_FOLIO_SIZE, 2UL << 20, 0, 0, 0), 0);
+	ASSERT_EQ(measure("bigtext-2m", "bigtext-2m@auto+thp-disable+prctl-2M", &tw), 0);
+	ASSERT_EQ(prctl(PR_SET_EXEC_FOLIO_SIZE, PR_EXEC_FOLIO_INHERIT, 0, 0, 0), 0);
+	ASSERT_EQ(prctl(PR_SET_THP_DISABLE, 0, 0, 0, 0), 0);
+	EXPECT_EQ(pages_from_order(&tw, pmd_order), 0);
+	EXPECT_EQ(tw.report.file.pmd_mapped, 0);
+	EXPECT_GE(pct_from_order(&tw, 4), 50.0);
+	/* One chosen before the opt-out does not. */
+	ASSERT_EQ(prctl(PR_SET_EXEC_FOLIO_SIZE, 2UL << 20, 0, 0, 0), 0);
+	ASSERT_EQ(prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0), 0);
+	ASSERT_EQ(measure("bigtext-2m", "bigtext-2m@auto+prctl-2M+thp-disable", &tw), 0);
+	ASSERT_EQ(prctl(PR_SET_THP_DISABLE, 0, 0, 0, 0), 0);
+	ASSERT_EQ(prctl(PR_SET_EXEC_FOLIO_SIZE, PR_EXEC_FOLIO_INHERIT, 0, 0, 0), 0);
+	EXPECT_LT(pct_from_order(&tw, READ_AROUND_MAX_ORDER + 1), 5.0);
+}
+
+#define THP_ENABLED	"/sys/kernel/mm/transparent_hugepage/enabled"
+
+/* The active word of THP_ENABLED ("always [madvise] never"), "" if unread. */
+static void thp_enabled_read(char *word, size_t len)
+{
+	FILE *f = fopen(THP_ENABLED, "re");
+	char buf[64], *lb, *rb;
+
+	word[0] = '\0';
+	if (!f)
+		return;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = '\0';
+	fclose(f);
+	lb = strchr(buf, '[');
+	rb = lb ? strchr(lb, ']') : NULL;
+	if (rb) {
+		*rb = '\0';
+		snprintf(word, len, "%s", lb + 1);
 	}
 }
 
-/* A text mapping with MADV_NOHUGEPAGE gets no PMD-size folio under "2M". */
+static int thp_enabled_write(const char *word)
+{
+	int fd = open(THP_ENABLED, O_WRONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, word, strlen(word));
+	close(fd);
+	return n == (ssize_t)strlen(word) ? 0 : -1;
+}
+
+/*
+ * With transparent_hugepage/enabled at "never", "auto" gives 2M-aligned
+ * text no PMD-size folio (as glibc.elf.thp aligns nothing then), only
+ * its size below; the explicit "2M" still does.
+ */
+TEST_F(policy, auto_respects_thp_enabled_never)
+{
+	int pmd_order = folio_walk_pmd_order(page_shift());
+	struct text_walk tw, tw2m;
+	char saved[16];
+	int ret, ret2m;
+
+	if (pmd_order + page_shift() > 21)
+		SKIP(return, "a PMD is larger than the 2M cap with this page size");
+	thp_enabled_read(saved, sizeof(saved));
+	ASSERT_NE(saved[0], '\0');
+	ASSERT_EQ(thp_enabled_write("never"), 0);
+	ret = knob_set("auto") ? -1 :
+	      measure("bigtext-2m", "bigtext-2m@auto+thp-never", &tw);
+	ret2m = knob_set("2M") ? -1 :
+		measure("bigtext-2m", "bigtext-2m@2M+thp-never", &tw2m);
+	ASSERT_EQ(thp_enabled_write(saved), 0);
+	ASSERT_EQ(ret, 0);
+	ASSERT_EQ(ret2m, 0);
+	EXPECT_EQ(tw.report.file.pmd_mapped, 0);
+	EXPECT_EQ(pages_from_order(&tw, pmd_order), 0);
+	EXPECT_GE(pct_from_order(&tw, 4), 50.0);
+	EXPECT_GT(tw2m.report.file.pmd_mapped, 0);
+}
+
+/* A text mapping with MADV_NOHUGEPAGE is read as under "never", also under "2M". */
 TEST_F(policy, nohugepage_text_gets_no_pmd_folio)
 {
 	int pmd_order = folio_walk_pmd_order(page_shift());
@@ -1321,6 +1402,9 @@ TEST_F(policy, nohugepage_text_gets_no_pmd_folio)
 			   &tw);
 		want = advice[i] == MADV_NORMAL ? len >> page_shift() : 0;
 		EXPECT_EQ(pages_from_order(&tw, pmd_order), want);
+		/* Opted out: read as under "never", no large folio at all. */
+		if (advice[i] == MADV_NOHUGEPAGE)
+			EXPECT_LT(pct_from_order(&tw, READ_AROUND_MAX_ORDER + 1), 5.0);
 		munmap(area, 2 * len);
 		close(fd);
 	}
