@@ -13,6 +13,9 @@
 #include <linux/log2.h>
 #include <linux/minmax.h>
 #include <linux/compat.h>
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+#include <linux/workqueue.h>
 #include <linux/mm.h>
 #include <linux/mman.h>
 #include <linux/mutex.h>
@@ -28,8 +31,8 @@ DEFINE_PER_CPU(unsigned long, exec_folio_stats[NR_EXEC_FOLIO_STATS]);
 
 /* Serialises changes of the global policy and of the static key. */
 static DEFINE_MUTEX(exec_folio_key_lock);
-/* Some process asked for a policy that may give large folios. */
-static bool exec_folio_process_used;
+/* Live mms whose own policy may give large folios. */
+static atomic_t exec_folio_large_mms = ATOMIC_INIT(0);
 
 /**
  * exec_folio_policy_is_large - Can a policy give text large folios?
@@ -51,20 +54,42 @@ bool exec_folio_policy_is_large(unsigned int policy)
 	}
 }
 
+/*
+ * Whether the fault path's static key must be on: for a global policy
+ * that may give large folios, or, unless it is "never", while some live
+ * process has a policy of its own that may.
+ */
+static bool exec_folio_key_wanted(unsigned int global, int nr_large_mms)
+{
+	return exec_folio_policy_is_large(global) ||
+	       (nr_large_mms > 0 &&
+		EXEC_FOLIO_POLICY_MODE(global) != EXEC_FOLIO_NEVER);
+}
+
 /* Turn the fault path's static key on or off; exec_folio_key_lock held. */
 static void exec_folio_update_key(void)
 {
-	unsigned int global = READ_ONCE(exec_folio_global_policy);
-	bool on = exec_folio_policy_is_large(global) ||
-		  (exec_folio_process_used &&
-		   EXEC_FOLIO_POLICY_MODE(global) != EXEC_FOLIO_NEVER);
-
 	lockdep_assert_held(&exec_folio_key_lock);
-	if (on)
+	if (exec_folio_key_wanted(READ_ONCE(exec_folio_global_policy),
+				  atomic_read(&exec_folio_large_mms)))
 		static_branch_enable(&exec_folio_enabled);
 	else
 		static_branch_disable(&exec_folio_enabled);
 }
+
+static void exec_folio_key_off(struct work_struct *work)
+{
+	mutex_lock(&exec_folio_key_lock);
+	exec_folio_update_key();
+	mutex_unlock(&exec_folio_key_lock);
+}
+
+/*
+ * When the last process that asked for large folios goes, the key goes
+ * off a second later: a service restarted in a loop under a wrapper that
+ * sets its policy does not patch the kernel's text at each start.
+ */
+static DECLARE_DELAYED_WORK(exec_folio_key_off_work, exec_folio_key_off);
 
 /**
  * exec_folio_set_global - Set the global policy.
@@ -79,30 +104,88 @@ void exec_folio_set_global(unsigned int policy)
 }
 
 /**
- * exec_folio_process_wants - Note a process's new policy.
- * @policy: The policy a process just chose.
+ * exec_folio_mm_account - Account an mm's policy changing.
+ * @old: Its policy before (EXEC_FOLIO_INHERIT for a new mm).
+ * @new: Its policy now (EXEC_FOLIO_INHERIT for an mm going away).
  *
- * The first process policy that may give large folios turns the static
- * key on, for as long as the global policy is not "never": processes
- * keep their policy, and one that asked for it would otherwise have to
- * be found again whenever the global policy changes.  So an unprivileged
- * process can make every page-cache miss on text take the out-of-line
- * decision; the administrator's "never" always turns it off.
+ * Counts the live mms whose own policy may give large folios, so that
+ * the fault path's static key is on exactly while one exists (and the
+ * global policy is not "never"), instead of from the first prctl() on:
+ * one unprivileged process could otherwise leave every page-cache miss
+ * on text taking the out-of-line decision for as long as the machine
+ * runs.  Called on fork and execve (mm_init()), on a process's own
+ * change (the prctl) and when the mm goes (__mmput()); may sleep.
  */
-void exec_folio_process_wants(unsigned int policy)
+void exec_folio_mm_account(unsigned int old, unsigned int new)
 {
-	if (!exec_folio_policy_is_large(policy) ||
-	    READ_ONCE(exec_folio_process_used))
+	bool was = exec_folio_policy_is_large(old);
+	bool is = exec_folio_policy_is_large(new);
+
+	if (was == is)
 		return;
-	mutex_lock(&exec_folio_key_lock);
-	WRITE_ONCE(exec_folio_process_used, true);
-	exec_folio_update_key();
-	mutex_unlock(&exec_folio_key_lock);
+	if (is) {
+		if (atomic_inc_return(&exec_folio_large_mms) == 1) {
+			mutex_lock(&exec_folio_key_lock);
+			exec_folio_update_key();
+			mutex_unlock(&exec_folio_key_lock);
+		}
+	} else if (atomic_dec_and_test(&exec_folio_large_mms)) {
+		schedule_delayed_work(&exec_folio_key_off_work, HZ);
+	}
 }
 
+/**
+ * exec_folio_mm_set - Change a live mm's own policy.
+ * @mm: The mm.
+ * @policy: Its new policy.
+ *
+ * Serialised, so that two threads of one process changing its policy
+ * at once account for the value each one replaced.
+ */
+void exec_folio_mm_set(struct mm_struct *mm, unsigned int policy)
+{
+	unsigned int old;
+
+	mutex_lock(&exec_folio_key_lock);
+	old = READ_ONCE(mm->exec_folio_policy);
+	/*
+	 * One word, read locklessly by page faults with READ_ONCE(): as for
+	 * the other per-mm state the fault path reads without the mmap lock,
+	 * a fault racing with the change may use the old policy.
+	 */
+	WRITE_ONCE(mm->exec_folio_policy, policy);
+	mutex_unlock(&exec_folio_key_lock);
+	exec_folio_mm_account(old, policy);
+}
+
+#ifdef CONFIG_DEBUG_FS
+static int exec_folio_state_show(struct seq_file *m, void *v)
+{
+	seq_printf(m, "key: %s\nprocesses: %d\n",
+		   static_key_enabled(&exec_folio_enabled) ? "on" : "off",
+		   atomic_read(&exec_folio_large_mms));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(exec_folio_state);
+
 /*
- * The key follows the boot-time policy (transparent_hugepage_exec= or the
- * default).
+ * <debugfs>/exec_folio/state: whether the fault path's static key is on,
+ * and how many live processes have an own policy that may give large
+ * folios.  For tests and debugging; not an ABI.
+ */
+static int __init exec_folio_debugfs_init(void)
+{
+	struct dentry *dir = debugfs_create_dir("exec_folio", NULL);
+
+	debugfs_create_file("state", 0444, dir, NULL, &exec_folio_state_fops);
+	return 0;
+}
+late_initcall(exec_folio_debugfs_init);
+#endif
+
+/*
+ * The key follows the boot-time policy (transparent_hugepage_exec_folio_size=
+ * or the default).
  */
 static int __init exec_folio_key_init(void)
 {

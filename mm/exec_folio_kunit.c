@@ -345,42 +345,27 @@ static void exec_folio_test_congruent(struct kunit *test)
 }
 
 /*
- * The static key cases assume no process has asked for large folios; a
- * rerun of the suite after boot (through debugfs) finds one that may
- * have.  Clear the flag for the case and put it back after.
+ * The static key cases need no live process with a large policy of its
+ * own (true at boot); a rerun of the suite after boot (through debugfs)
+ * may find one, and skips.
  */
-static bool exec_folio_test_take_process_used(void)
+static void exec_folio_test_need_no_process(struct kunit *test)
 {
-	bool used;
-
-	mutex_lock(&exec_folio_key_lock);
-	used = exec_folio_process_used;
-	WRITE_ONCE(exec_folio_process_used, false);
-	exec_folio_update_key();
-	mutex_unlock(&exec_folio_key_lock);
-	return used;
-}
-
-static void exec_folio_test_put_process_used(bool used, unsigned int policy)
-{
-	mutex_lock(&exec_folio_key_lock);
-	WRITE_ONCE(exec_folio_process_used, used);
-	mutex_unlock(&exec_folio_key_lock);
-	exec_folio_set_global(policy);
+	if (atomic_read(&exec_folio_large_mms))
+		kunit_skip(test, "a live process has a large policy of its own");
 }
 
 /*
  * The fault path's static key follows the global policy: off under
  * "never", and under "arch" where the architecture has no preference
  * (x86), so that no new code runs there; on for any policy that can give
- * large folios.  A process's own policy, which keeps the key on except
- * under "never", is set aside for the case.
+ * large folios.
  */
 static void exec_folio_test_static_key(struct kunit *test)
 {
 	unsigned int saved = READ_ONCE(exec_folio_global_policy);
-	bool used = exec_folio_test_take_process_used();
 
+	exec_folio_test_need_no_process(test);
 	exec_folio_set_global(EXEC_FOLIO_POLICY(EXEC_FOLIO_NEVER, 0));
 	KUNIT_EXPECT_FALSE(test, static_key_enabled(&exec_folio_enabled));
 	exec_folio_set_global(EXEC_FOLIO_POLICY(EXEC_FOLIO_ARCH, 0));
@@ -393,33 +378,54 @@ static void exec_folio_test_static_key(struct kunit *test)
 	exec_folio_set_global(EXEC_FOLIO_POLICY(EXEC_FOLIO_ORDER,
 						EXEC_FOLIO_MIN_ORDER));
 	KUNIT_EXPECT_TRUE(test, static_key_enabled(&exec_folio_enabled));
-	exec_folio_test_put_process_used(used, saved);
+	exec_folio_set_global(saved);
+}
+
+/* When the key must be on, for a global policy and live process policies. */
+static void exec_folio_test_key_wanted(struct kunit *test)
+{
+	KUNIT_EXPECT_FALSE(test, exec_folio_key_wanted(P(NEVER, 0), 0));
+	KUNIT_EXPECT_FALSE(test, exec_folio_key_wanted(P(NEVER, 0), 5));
+	KUNIT_EXPECT_EQ(test, exec_folio_key_wanted(P(ARCH, 0), 0),
+			exec_folio_order() > 0);
+	KUNIT_EXPECT_TRUE(test, exec_folio_key_wanted(P(ARCH, 0), 1));
+	KUNIT_EXPECT_TRUE(test, exec_folio_key_wanted(P(AUTO, 0), 0));
+	KUNIT_EXPECT_TRUE(test, exec_folio_key_wanted(P(ORDER, 4), 0));
 }
 
 /*
- * The first process policy that may give large folios turns the key on
- * for as long as the global policy is not "never", even where the global
- * policy alone leaves it off (x86's "arch").
+ * A process policy that may give large folios keeps the key on while
+ * its mm lives, even where the global policy alone leaves it off (x86's
+ * "arch"), but not under the global "never"; when the last such mm
+ * goes, the key goes off (a second later).
  */
 static void exec_folio_test_static_key_process(struct kunit *test)
 {
 	unsigned int saved = READ_ONCE(exec_folio_global_policy);
-	bool used = exec_folio_test_take_process_used();
+	unsigned int large = P(ORDER, EXEC_FOLIO_MIN_ORDER);
 
-	exec_folio_set_global(P(NEVER, 0));
-	exec_folio_process_wants(P(NEVER, 0));
-	exec_folio_process_wants(P(INHERIT, 0));
-	KUNIT_EXPECT_FALSE(test, READ_ONCE(exec_folio_process_used));
-	exec_folio_process_wants(P(ORDER, EXEC_FOLIO_MIN_ORDER));
-	KUNIT_EXPECT_TRUE(test, READ_ONCE(exec_folio_process_used));
+	exec_folio_test_need_no_process(test);
+	exec_folio_set_global(P(ARCH, 0));
+	/* Policies that give no large folio are not counted. */
+	exec_folio_mm_account(P(INHERIT, 0), P(NEVER, 0));
+	KUNIT_EXPECT_EQ(test, atomic_read(&exec_folio_large_mms), 0);
+	exec_folio_mm_account(P(INHERIT, 0), large);
+	KUNIT_EXPECT_EQ(test, atomic_read(&exec_folio_large_mms), 1);
+	KUNIT_EXPECT_TRUE(test, static_key_enabled(&exec_folio_enabled));
 	/* The administrator's "never" beats any process's policy. */
+	exec_folio_set_global(P(NEVER, 0));
 	KUNIT_EXPECT_FALSE(test, static_key_enabled(&exec_folio_enabled));
 	exec_folio_set_global(P(ARCH, 0));
 	KUNIT_EXPECT_TRUE(test, static_key_enabled(&exec_folio_enabled));
-	exec_folio_set_global(P(NEVER, 0));
-	KUNIT_EXPECT_FALSE(test, static_key_enabled(&exec_folio_enabled));
-
-	exec_folio_test_put_process_used(used, saved);
+	/* A change between two large policies changes nothing. */
+	exec_folio_mm_account(large, P(AUTO, 0));
+	KUNIT_EXPECT_EQ(test, atomic_read(&exec_folio_large_mms), 1);
+	exec_folio_mm_account(P(AUTO, 0), P(INHERIT, 0));
+	KUNIT_EXPECT_EQ(test, atomic_read(&exec_folio_large_mms), 0);
+	flush_delayed_work(&exec_folio_key_off_work);
+	KUNIT_EXPECT_EQ(test, static_key_enabled(&exec_folio_enabled),
+			exec_folio_order() > 0);
+	exec_folio_set_global(saved);
 }
 
 static struct kunit_case exec_folio_test_cases[] = {
@@ -429,6 +435,7 @@ static struct kunit_case exec_folio_test_cases[] = {
 	KUNIT_CASE(exec_folio_test_cap),
 	KUNIT_CASE(exec_folio_test_format),
 	KUNIT_CASE(exec_folio_test_static_key),
+	KUNIT_CASE(exec_folio_test_key_wanted),
 	KUNIT_CASE(exec_folio_test_static_key_process),
 	{}
 };

@@ -79,13 +79,7 @@ int exec_folio_prctl_set(struct mm_struct *mm, unsigned long value,
 	    test_bit(MMF_DISABLE_THP, &mm->flags))
 		policy |= EXEC_FOLIO_AFTER_THP_DISABLE;
 
-	/*
-	 * One word, read locklessly by page faults with READ_ONCE(): as for
-	 * the other per-mm state the fault path reads without the mmap lock,
-	 * a fault racing with the change may use the old policy.
-	 */
-	WRITE_ONCE(mm->exec_folio_policy, policy);
-	exec_folio_process_wants(policy);
+	exec_folio_mm_set(mm, policy);
 	return 0;
 }
 

@@ -155,7 +155,8 @@ void exec_folio_header_block(struct file *file);
 unsigned int exec_folio_max_order(void);
 bool exec_folio_policy_is_large(unsigned int policy);
 void exec_folio_set_global(unsigned int policy);
-void exec_folio_process_wants(unsigned int policy);
+void exec_folio_mm_account(unsigned int old, unsigned int new);
+void exec_folio_mm_set(struct mm_struct *mm, unsigned int policy);
 int exec_folio_format(unsigned int policy, unsigned int page_shift,
 		      char *buf, size_t len);
 
@@ -248,12 +249,28 @@ static inline void exec_folio_add(enum exec_folio_stat item,
 		this_cpu_add(exec_folio_stats[item], nr);
 }
 
+/* A new mm (fork, execve): inherited and kept, like MMF_DISABLE_THP. */
 static inline void exec_folio_mm_init(struct mm_struct *mm,
 				      struct mm_struct *parent)
 {
-	/* Inherited on fork and kept across execve, like MMF_DISABLE_THP. */
 	mm->exec_folio_policy = parent ?
 		READ_ONCE(parent->exec_folio_policy) : EXEC_FOLIO_INHERIT;
+	if (mm->exec_folio_policy != EXEC_FOLIO_INHERIT)
+		exec_folio_mm_account(EXEC_FOLIO_INHERIT, mm->exec_folio_policy);
+}
+
+/* An mm going away (__mmput()). */
+static inline void exec_folio_mm_exit(struct mm_struct *mm)
+{
+	if (mm->exec_folio_policy != EXEC_FOLIO_INHERIT)
+		exec_folio_mm_account(mm->exec_folio_policy, EXEC_FOLIO_INHERIT);
+}
+
+/* A privileged execve() drops the caller's own policy. */
+static inline void exec_folio_mm_reset(struct mm_struct *mm)
+{
+	if (READ_ONCE(mm->exec_folio_policy) != EXEC_FOLIO_INHERIT)
+		exec_folio_mm_set(mm, EXEC_FOLIO_INHERIT);
 }
 
 /* mm/exec_folio_sysfs.c: the exec_folio_size knob and the counters */
@@ -417,6 +434,14 @@ static inline void exec_folio_header_block(struct file *file)
 
 static inline void exec_folio_mm_init(struct mm_struct *mm,
 				      struct mm_struct *parent)
+{
+}
+
+static inline void exec_folio_mm_exit(struct mm_struct *mm)
+{
+}
+
+static inline void exec_folio_mm_reset(struct mm_struct *mm)
 {
 }
 

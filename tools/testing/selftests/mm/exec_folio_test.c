@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -1511,6 +1512,81 @@ TEST_F(policy, stats_count_only_text)
 	close(fd);
 	EXPECT_EQ(after, before)
 		TH_LOG("alloc went from %ld to %ld for a non-text read", before, after);
+}
+
+#define KEY_STATE	"/sys/kernel/debug/exec_folio/state"
+
+/*
+ * The fault path's static key and the count of processes with a large
+ * policy of their own, from KEY_STATE (debugfs mounted if it is not);
+ * 0 or -1.
+ */
+static int key_state(bool *on, long *procs)
+{
+	FILE *f = fopen(KEY_STATE, "re");
+	char word[8];
+	int n;
+
+	if (!f && errno == ENOENT &&
+	    !mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL))
+		f = fopen(KEY_STATE, "re");
+	if (!f)
+		return -1;
+	n = fscanf(f, "key: %7s processes: %ld", word, procs);
+	fclose(f);
+	if (n != 2)
+		return -1;
+	*on = !strcmp(word, "on");
+	return 0;
+}
+
+/*
+ * The fault path's static key follows the live requests: under a global
+ * policy that leaves it off (x86's "arch"), a process that asks for a
+ * size with the prctl turns it on for as long as it lives, and it goes
+ * off again (a second later) once the process has exited.
+ */
+TEST_F(policy, static_key_follows_live_requests)
+{
+	long before, procs;
+	int ready[2], i;
+	bool on;
+	pid_t pid;
+	char c;
+
+	ASSERT_EQ(knob_set("arch"), 0);
+	ASSERT_EQ(key_state(&on, &before), 0)
+		TH_LOG("cannot read %s", KEY_STATE);
+	if (on)
+		SKIP(return, "the global policy keeps the key on here");
+	ASSERT_EQ(pipe(ready), 0);
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		close(ready[0]);
+		if (prctl(PR_SET_EXEC_FOLIO_SIZE, order_bytes(test_order()), 0, 0, 0))
+			_exit(1);
+		if (write(ready[1], "r", 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(ready[1]);
+	ASSERT_EQ(read(ready[0], &c, 1), 1);
+	close(ready[0]);
+	EXPECT_EQ(key_state(&on, &procs), 0);
+	EXPECT_TRUE(on);
+	EXPECT_EQ(procs, before + 1);
+	reap(pid);
+	for (i = 0; i < 50; i++) {
+		ASSERT_EQ(key_state(&on, &procs), 0);
+		if (!on)
+			break;
+		usleep(100000);
+	}
+	EXPECT_FALSE(on)
+		TH_LOG("the key is still on 5 s after the process exited");
+	EXPECT_EQ(procs, before);
 }
 
 /* Every word the knob lists can be written and reads back as active. */
