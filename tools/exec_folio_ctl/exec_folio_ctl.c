@@ -528,7 +528,8 @@ static int cmd_report(int argc, char **argv)
 	o.cont_order = size_order(bytes);
 	if (o.cont_order > o.pmd_order)
 		die(EXIT_FAILURE, "report: --cont size is larger than a PMD");
-	o.maps = folio_walk_can_scan() && !getenv("EXEC_FOLIO_CTL_SMAPS");
+	o.no_scan = getenv("EXEC_FOLIO_CTL_NO_PAGEMAP_SCAN");
+	o.maps = folio_walk_can_scan() && !o.no_scan && !getenv("EXEC_FOLIO_CTL_SMAPS");
 	o.contpte = folio_walk_arch_contpte() &&
 		    o.cont_order == folio_walk_contpte_order(o.page_shift);
 	/* open(), not access(): access() ignores capabilities unless uid is 0. */

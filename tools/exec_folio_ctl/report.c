@@ -255,6 +255,7 @@ static int report_pid(const struct report_opts *o, pid_t pid, FILE *out,
 	pw.fw.nr_cont = 1;
 	pw.fw.cont_orders[0] = o->cont_order;
 	pw.fw.cache = cache;
+	pw.fw.no_scan = o->no_scan;
 	if (folio_walk_open(&pw.fw, pid)) {
 		err = errno;
 		if (err == ESRCH && kernel_thread(pid))
@@ -375,6 +376,10 @@ static void report_one(struct run *r, pid_t pid, bool listed)
 		ret = report_pid(r->o, pid, r->out, &r->total, &r->nr_json, r->cache);
 	if (ret == 0) {
 		r->nr_procs++;
+	} else if (ret < 0 && errno == ENOMEM) {
+		/* This program's memory, not the process: never "unreadable". */
+		fprintf(stderr, "exec_folio_ctl: out of memory reading process %d\n", (int)pid);
+		r->failed = 1;
 	} else if (ret < 0 && listed) {
 		skip_pid(&r->skips, pid, errno);
 	} else if (ret < 0) {

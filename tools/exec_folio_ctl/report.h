@@ -15,6 +15,7 @@ struct report_opts {
 	bool rollup_only;		/* only the sum over all processes */
 	bool contpte;			/* one TLB entry maps a cont block (arm64) */
 	bool maps;			/* read maps, not smaps: PAGEMAP_SCAN works */
+	bool no_scan;			/* walk without PAGEMAP_SCAN (a test of 5.x) */
 	unsigned int page_shift;
 	unsigned int pmd_order;
 	unsigned int cont_order;	/* contpte block to count, 64K by default */
