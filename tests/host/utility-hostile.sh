@@ -177,5 +177,65 @@ if [ -z "${EXEC_FOLIO_CTL:-}" ]; then
 	fi
 fi
 
+# Defect 2: output errors.  Every command that writes to stdout, to
+# /dev/full and to a closed stdout: exit 1 and "write error: " with the
+# errno of the write that failed.  status runs with a stand-in knob, in a
+# private mount namespace; report writes well over the 4 KB of a buffer.
+thp=/sys/kernel/mm/transparent_hugepage
+cat > "$tmp/knob.sh" << EOF
+mount -t tmpfs none $thp || exit 99
+echo 'never [arch] auto 16K 32K 64K 128K 256K 512K 1M 2M' > $thp/exec_order
+echo 2097152 > $thp/hpage_pmd_size
+exec "\$@"
+EOF
+printf '[Service]\nExecStart=/usr/bin/true\n' > "$tmp/unit.cat"
+d2pids=
+for i in 1 2 3 4 5 6; do
+	sleep 300 > /dev/null 2>&1 &
+	pids+=("$!")
+	d2pids+=" --pid $!"
+done
+"$ctl" report $d2pids --json > "$tmp/d2.json" 2> /dev/null
+if unshare -m true 2> /dev/null; then run_knob=1; else run_knob=; fi
+for cmd in "--help" "--version" "exec --help" "knob status" "knob status --json" \
+	   "enable-unit demo --mode auto --from $tmp/unit.cat --print" \
+	   "report$d2pids --json"; do
+	case $cmd in
+	knob*)	[ -n "$run_knob" ] || { skip "defect 2: $cmd" "no mount namespaces"; continue; }
+		cmd=${cmd#knob }; pre="unshare -m sh $tmp/knob.sh";;
+	*)	pre=;;
+	esac
+	name=${cmd%% --from*}
+	name=${name%%$d2pids*}
+	$pre "$ctl" $cmd > "$tmp/d2.out" 2> /dev/null
+	[ -s "$tmp/d2.out" ] || { nok "defect 2: $name writes to stdout at all"; continue; }
+	expect 1 "^exec_folio_ctl: write error: No space left on device$" \
+		"defect 2: $name > /dev/full" -- sh -c '"$@" > /dev/full' - $pre "$ctl" $cmd
+	expect 1 "^exec_folio_ctl: write error: Bad file descriptor$" \
+		"defect 2: $name with stdout closed" -- sh -c '"$@" >&-' - $pre "$ctl" $cmd
+done
+[ "$(stat -c %s "$tmp/d2.json")" -gt 8192 ] && ok "defect 2: the report written is over 8 KB ($(stat -c %s "$tmp/d2.json") bytes)" ||
+	nok "defect 2: the report written is over 8 KB ($(stat -c %s "$tmp/d2.json") bytes)"
+# The walk stops once stdout has failed: no pagemap is opened after the
+# first write that failed, of a report over 40 processes.
+if command -v strace > /dev/null && unshare -p -f --mount-proc true 2> /dev/null; then
+	cat > "$tmp/d2.sh" << 'EOF'
+for i in $(seq 40); do sleep 300 & done
+sleep 0.3
+strace -o "$1" -e trace=openat,write "$2" report --all --json > /dev/full
+EOF
+	unshare -p -f --mount-proc sh "$tmp/d2.sh" "$tmp/d2.strace" "$ctl" 2> "$tmp/d2.err"
+	after=$(sed -n '/^write(1, .*ENOSPC/,$p' "$tmp/d2.strace" | grep -c 'pagemap')
+	total=$(grep -c 'pagemap' "$tmp/d2.strace")
+	[ "$after" = 0 ] && [ "$total" -gt 0 ] && [ "$total" -lt 40 ] && grep -q 'write error: No space left' "$tmp/d2.err" &&
+		ok "defect 2: report --all > /dev/full stops at the first failed write ($total of 40+ pagemaps opened, none after)" ||
+		nok "defect 2: report --all > /dev/full goes on after the failed write ($after pagemaps opened after it, $total in all)"
+else
+	skip "defect 2: the walk stops once stdout has failed" "no strace or PID namespaces"
+fi
+# exec passes a closed stdout on, closed.
+expect 0 "^closed$" "defect 2: exec passes a closed stdout on closed" -- \
+	sh -c '"$1" exec --mode never -- sh -c "[ -e /proc/\$\$/fd/1 ] || echo closed >&2" 2>&1 >&-' - "$ctl"
+
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

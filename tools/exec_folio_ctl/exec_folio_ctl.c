@@ -69,6 +69,46 @@ static void warn(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+/* The error of the first write to stdout that failed (report's own); 0: none. */
+static int stdout_errno;
+
+/*
+ * At exit, as util-linux's close_stdout(): whatever went to stdout must
+ * have been written, or the exit status is 1 with "write error" and the
+ * errno of the first write that failed.  A broken pipe is no error: the
+ * reader has gone.
+ */
+static void close_stdout(void)
+{
+	int prev = ferror(stdout), err = stdout_errno;
+
+	if ((fclose(stdout) || prev) && !err)
+		err = errno;
+	if ((prev || err) && err != EPIPE) {
+		if (err)
+			fprintf(stderr, PROG ": write error: %s\n", strerror(err));
+		else
+			fputs(PROG ": write error\n", stderr);
+		_exit(EXIT_FAILURE);
+	}
+	if (fclose(stderr))
+		_exit(EXIT_FAILURE);
+}
+
+/*
+ * A standard descriptor that is closed is held by /dev/null, read-only
+ * and close-on-exec: nothing opened later takes its number (a drop-in
+ * written to where stdout should be), writes to it fail (EBADF, as to a
+ * closed one) and a command run by exec gets it closed, as it was given.
+ */
+static void hold_std_fds(void)
+{
+	for (int fd = 0; fd <= 2; fd++)
+		if (fcntl(fd, F_GETFD) < 0 && errno == EBADF &&
+		    open("/dev/null", O_RDONLY | O_CLOEXEC) != fd)
+			_exit(EXIT_FAILURE);
+}
+
 static noreturn void try_help(void)
 {
 	die(EXIT_FAILURE, "try '" PROG " --help' for more information");
@@ -541,8 +581,11 @@ static int cmd_report(int argc, char **argv)
 		warn("no processes in the cgroup");
 	ret = report_run(&o, all ? NULL : &pl, stdout);
 	pid_list_free(&pl);
-	if (fflush(stdout) || ferror(stdout))
-		die(EXIT_FAILURE, "write error: %s", strerror(errno));
+	if (ret < 0) {
+		/* Reported at exit, with the errno of the write that failed. */
+		stdout_errno = errno;
+		ret = EXIT_FAILURE;
+	}
 	return ret;
 }
 
@@ -831,6 +874,8 @@ int main(int argc, char **argv)
 		{ "disable-unit", cmd_disable_unit },
 	};
 
+	hold_std_fds();
+	atexit(close_stdout);
 	if (argc < 2)
 		die(EXIT_FAILURE, "no command given; try '" PROG " --help'");
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))

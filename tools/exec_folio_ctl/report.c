@@ -15,6 +15,19 @@
 /* Unreadable processes named one by one on stderr; the rest are counted. */
 #define REPORT_MAX_NAMED	10
 
+/* The error of the first write to the report's output that failed; 0: none. */
+static int out_errno;
+
+/* Has writing @out failed?  Called right after each write, errno is its own. */
+static bool out_failed(FILE *out)
+{
+	if (!ferror(out))
+		return false;
+	if (!out_errno)
+		out_errno = errno ? errno : EIO;
+	return true;
+}
+
 static unsigned long long pages_kb(const struct report_opts *o, uint64_t pages)
 {
 	return (unsigned long long)(pages << o->page_shift) >> 10;
@@ -296,6 +309,7 @@ static int report_pid(const struct report_opts *o, pid_t pid, FILE *out,
 	}
 	if (!ret) {
 		fwrite(buf, 1, len, out);
+		out_failed(out);
 		folio_report_add(total, &pw.sum);
 		if (o->json && !o->rollup_only)
 			(*nr_json)++;
@@ -399,7 +413,8 @@ static int report_all(struct run *r)
 		fprintf(stderr, "exec_folio_ctl: cannot read /proc: %s\n", strerror(errno));
 		return -1;
 	}
-	while ((de = readdir(d))) {
+	/* Once the output has failed, reading more processes is for nothing. */
+	while (!out_errno && (de = readdir(d))) {
 		char *end;
 		long pid = strtol(de->d_name, &end, 10);
 
@@ -425,8 +440,13 @@ int report_run(const struct report_opts *o, const struct pid_list *pl, FILE *out
 		folio_walk_cache_free(r.cache);
 		return 1;
 	}
-	for (size_t i = 0; pl && i < pl->nr; i++)
+	for (size_t i = 0; pl && i < pl->nr && !out_errno; i++)
 		report_one(&r, pl->pids[i], pl->listed[i]);
+	if (out_errno) {
+		folio_walk_cache_free(r.cache);
+		errno = out_errno;
+		return -1;
+	}
 	if (o->json) {
 		fprintf(out, "\n  ],\n  \"processes_reported\": %d", r.nr_procs);
 		print_skips(o, &r.skips, out);
@@ -442,5 +462,9 @@ int report_run(const struct report_opts *o, const struct pid_list *pl, FILE *out
 		}
 	}
 	folio_walk_cache_free(r.cache);
+	if (out_failed(out)) {
+		errno = out_errno;
+		return -1;
+	}
 	return r.failed || r.skips.unreadable;
 }
