@@ -237,5 +237,39 @@ fi
 expect 0 "^closed$" "defect 2: exec passes a closed stdout on closed" -- \
 	sh -c '"$1" exec --mode never -- sh -c "[ -e /proc/\$\$/fd/1 ] || echo closed >&2" 2>&1 >&-' - "$ctl"
 
+# Defect 4: arguments that must be refused, the same way by every
+# subcommand, before anything is done.
+expect 1 "^exec_folio_ctl: report: --cgroup needs a path, not an empty string$" \
+	"defect 4: report --cgroup '' (an unset variable) is refused, not the whole machine" -- "$ctl" report --cgroup ""
+expect 1 "^exec_folio_ctl: apply: FILE needs a path" "defect 4: apply '' is refused" -- "$ctl" apply ""
+# (--print, and a unit that is nowhere: a build that takes '' writes nothing to /etc.)
+expect 1 "^exec_folio_ctl: enable-unit: --root needs a path" "defect 4: enable-unit --root '' is refused" -- \
+	"$ctl" enable-unit "efc-hostile-$$" --mode auto --from "$tmp/unit.cat" --root "" --print
+expect 1 "^exec_folio_ctl: enable-unit: --from needs a path" "defect 4: enable-unit --from '' is refused" -- \
+	"$ctl" enable-unit demo --mode auto --from "" --print
+expect 1 "^exec_folio_ctl: disable-unit: --root needs a path" "defect 4: disable-unit --root '' is refused" -- \
+	"$ctl" disable-unit "efc-hostile-$$" --root ""
+for sz in 1 2 2K; do
+	expect 1 "^exec_folio_ctl: exec: invalid size '$sz' \(a power of two from 4K" \
+		"defect 4: exec --size $sz (no folio size on any Linux) is refused" -- "$ctl" exec --size "$sz" -- echo ran
+	expect 1 "^exec_folio_ctl: enable-unit: invalid size '$sz' \(a power of two from 4K" \
+		"defect 4: enable-unit --size $sz is refused as exec refuses it" -- \
+		"$ctl" enable-unit demo --size "$sz" --from "$tmp/unit.cat" --root "$tmp/d4root"
+done
+[ ! -e "$tmp/d4root" ] && ok "defect 4: the refused enable-unit calls created nothing" ||
+	nok "defect 4: the refused enable-unit calls created $(find "$tmp/d4root" | head -3 | xargs)"
+if [ -n "$run_knob" ]; then
+	expect 1 "^exec_folio_ctl: exec: invalid size '2'" \
+		"defect 4: exec --size 2 with the knob present: refused, not 'the kernel refused'" -- \
+		unshare -m sh "$tmp/knob.sh" "$ctl" exec --size 2 -- echo ran
+	! grep -q "^ran$\|kernel refused" "$tmp/o" "$tmp/e" && ok "defect 4: ... and the command did not run" ||
+		nok "defect 4: exec --size 2 with the knob ran the command or blamed the kernel"
+else
+	skip "defect 4: exec --size 2 with the knob present" "no mount namespaces"
+fi
+# Both take a size for machines of larger pages (16K, 64K are pages elsewhere).
+expect 0 "ExecStart=.* exec --size 16K -- /usr/bin/true" "defect 4: enable-unit --size 16K is taken as exec takes it" -- \
+	"$ctl" enable-unit demo --size 16K --from "$tmp/unit.cat" --print
+
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

@@ -206,6 +206,32 @@ static pid_t parse_pid(const char *s)
 	return (pid_t)v;
 }
 
+/*
+ * A path given as an option: an empty one (an unset shell variable) is
+ * refused, never taken as the whole machine or the current directory.
+ */
+static const char *path_arg(const char *cmd, const char *opt, const char *arg)
+{
+	if (!arg[0])
+		die(EXIT_FAILURE, "%s: %s needs a path, not an empty string", cmd, opt);
+	return arg;
+}
+
+/*
+ * The smallest folio size of any Linux: its smallest page.  A size below
+ * it is no folio size anywhere (a typo, "1" for 1 byte); one from it up
+ * to this machine's page is one for machines of larger pages.
+ */
+#define MIN_FOLIO_SIZE	4096ULL
+
+/* An explicit folio size (exec, enable-unit): a power of two from 4K; -1 if not. */
+static int parse_folio_size(const char *arg, unsigned long long *bytes)
+{
+	if (parse_size(arg, bytes) || (*bytes & (*bytes - 1)) || *bytes < MIN_FOLIO_SIZE)
+		return -1;
+	return 0;
+}
+
 /* After a command's options: nothing may be left. */
 static void no_more_args(int argc, char **argv)
 {
@@ -380,8 +406,10 @@ static int set_policy(unsigned long mode, unsigned long order, bool below_page,
 		return EXIT_NO_KERNEL_SUPPORT;
 	}
 	if (below_page) {
+		/* Not given to the kernel: say so, not that it refused it. */
 		format_size(page_size(), page, sizeof(page));
-		snprintf(err, len, "the kernel refused %s: smaller than the %s page", what, page);
+		snprintf(err, len, "%s not applied: smaller than the %s page of this machine",
+			 what, page);
 		return EXIT_FAILURE;
 	}
 	if (prctl(PR_SET_EXEC_FOLIO_ORDER, mode, order, 0, 0) == 0)
@@ -428,9 +456,9 @@ static int cmd_exec(int argc, char **argv)
 			mode = m;
 			break;
 		case 's':
-			if (parse_size(optarg, &bytes) || (bytes & (bytes - 1)))
+			if (parse_folio_size(optarg, &bytes))
 				die(EXIT_FAILURE,
-				    "exec: invalid size '%s' (a power-of-two number of pages)",
+				    "exec: invalid size '%s' (a power of two from 4K: a number of pages)",
 				    optarg);
 			mode = PR_EXEC_FOLIO_ORDER;
 			/* A size for larger pages than these: no error here. */
@@ -521,7 +549,7 @@ static int cmd_report(int argc, char **argv)
 			all = 1;
 			break;
 		case 'g':
-			if (cgroup_resolve(optarg, dir, sizeof(dir)))
+			if (cgroup_resolve(path_arg("report", "--cgroup", optarg), dir, sizeof(dir)))
 				die(EXIT_FAILURE, "report: no cgroup '%s'", optarg);
 			if (pid_list_add_cgroup(&pl, dir))
 				die(EXIT_FAILURE, "cannot read cgroup %s: %s", dir,
@@ -601,7 +629,7 @@ static int cmd_apply(int argc, char **argv)
 	if (argc - optind > 1)
 		die(EXIT_FAILURE, "apply: expected at most one FILE");
 	if (argc - optind == 1)
-		path = argv[optind];
+		path = path_arg("apply", "FILE", argv[optind]);
 	bad = conf_load(path, &conf, stderr);
 	switch (bad) {
 	case CONF_ERR_ERRNO:
@@ -742,9 +770,10 @@ static int cmd_enable_unit(int argc, char **argv)
 			snprintf(policy, sizeof(policy), "--mode %s", size);
 			break;
 		case 's':
-			if (parse_size(optarg, &bytes) || size_order(bytes) < 0)
+			/* As exec takes it: the drop-in may serve larger pages too. */
+			if (parse_folio_size(optarg, &bytes))
 				die(EXIT_FAILURE,
-				    "enable-unit: invalid size '%s' (a power-of-two number of pages)",
+				    "enable-unit: invalid size '%s' (a power of two from 4K: a number of pages)",
 				    optarg);
 			format_size(bytes, size, sizeof(size));
 			snprintf(policy, sizeof(policy), "--size %s", size);
@@ -757,10 +786,10 @@ static int cmd_enable_unit(int argc, char **argv)
 			snprintf(policy, sizeof(policy), "--order %llu", bytes);
 			break;
 		case OPT_FROM:
-			from = optarg;
+			from = path_arg("enable-unit", "--from", optarg);
 			break;
 		case OPT_ROOT:
-			root = optarg;
+			root = path_arg("enable-unit", "--root", optarg);
 			break;
 		case OPT_PRINT:
 			print = 1;
@@ -840,7 +869,7 @@ static int cmd_disable_unit(int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		if (c == OPT_ROOT)
-			root = optarg;
+			root = path_arg("disable-unit", "--root", optarg);
 		else if (c == 'h')
 			usage();
 		else
