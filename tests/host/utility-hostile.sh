@@ -271,5 +271,31 @@ fi
 expect 0 "ExecStart=.* exec --size 16K -- /usr/bin/true" "defect 4: enable-unit --size 16K is taken as exec takes it" -- \
 	"$ctl" enable-unit demo --size 16K --from "$tmp/unit.cat" --print
 
+# Defect 9: status --json without the feature still prints one object
+# that says so and why (exit 2 kept); with it, "supported": true.  A THP
+# directory without exec_order, in a private mount namespace.
+if [ -n "$run_knob" ]; then
+	cat > "$tmp/noknob.sh" << EOF
+mount -t tmpfs none $thp || exit 99
+echo 2097152 > $thp/hpage_pmd_size
+exec "\$@"
+EOF
+	expect 2 "^exec_folio_ctl: this kernel has no exec folio policy" \
+		"defect 9: status --json without the feature: exit 2, the message on stderr" -- \
+		unshare -m sh "$tmp/noknob.sh" "$ctl" status --json
+	pyjson "$tmp/o" 'd["schema"] == "exec-folio-status" and d["version"] == 1 and d["supported"] is False and d["knob"] is False and d["exec_order"] is None and d["accepted"] == [] and d["processes"] == [] and d["pmd_size"] == 2097152 and "exec_order" in d["reason"]' > "$tmp/chk" 2>&1 &&
+		ok "defect 9: ... and one JSON object: supported false, knob false, the reason" ||
+		{ nok "defect 9: status --json without the feature prints no such object"; sed 's/^/#   /' "$tmp/o" "$tmp/chk" | head -3; }
+	unshare -m sh "$tmp/knob.sh" "$ctl" status --json > "$tmp/d9.json" 2> /dev/null
+	pyjson "$tmp/d9.json" 'd["supported"] is True and d["exec_order"] == "arch"' > /dev/null &&
+		ok "defect 9: status --json with the feature: supported true" ||
+		nok "defect 9: status --json with the feature: no supported true ($(head -c 200 "$tmp/d9.json"))"
+	grep -q '"supported": false' "$dir/exec_folio_ctl.8" && grep -q '"reason":' "$dir/exec_folio_ctl.8" &&
+		ok "defect 9: the man page's schema has the object without the feature" ||
+		nok "defect 9: the man page's schema has the object without the feature"
+else
+	skip "defect 9: status --json without the feature" "no mount namespaces"
+fi
+
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

@@ -266,7 +266,33 @@ static void status_json(const struct knob_state *st, const pid_t *pids,
 		json_string(stdout, words[i]);
 		fputc('}', stdout);
 	}
-	fputs("]}\n", stdout);
+	fputs("], \"supported\": true}\n", stdout);
+}
+
+/*
+ * status --json on a kernel without the feature: still one object, that
+ * says so and why, for an inventory of a fleet with old kernels.  The
+ * knob's error is @err; whether this process's status has the feature's
+ * line tells whether the prctl is there (it is never called to find out).
+ */
+static void status_json_absent(int err, int pmd)
+{
+	char word[KNOB_WORD_LEN], reason[256];
+	bool line = proc_policy_word(getpid(), word, sizeof(word)) == 0;
+
+	printf("{\"schema\": \"exec-folio-status\", \"version\": %d, \"exec_order\": null, \"accepted\": [], \"page_size\": %lu, \"pmd_size\": ",
+	       JSON_SCHEMA_VERSION, page_size());
+	if (pmd >= 0)
+		printf("%llu", (unsigned long long)page_size() << pmd);
+	else
+		fputs("null", stdout);
+	fputs(", \"processes\": [], \"supported\": false, \"knob\": false, \"prctl\": ", stdout);
+	fputs(line ? "true" : "false", stdout);
+	fputs(", \"reason\": ", stdout);
+	snprintf(reason, sizeof(reason), "no %s (%s)%s", EXEC_ORDER_KNOB, strerror(err),
+		 line ? "" : "; no ExecFolioOrder in /proc/self/status: no prctl either");
+	json_string(stdout, reason);
+	fputs("}\n", stdout);
 }
 
 static int cmd_status(int argc, char **argv)
@@ -301,6 +327,8 @@ static int cmd_status(int argc, char **argv)
 	}
 	no_more_args(argc, argv);
 
+	if (json && knob_read(&st) && errno == ENOENT)
+		status_json_absent(errno, folio_walk_pmd_order(page_shift()));
 	read_knob_or_die(&st);
 	for (size_t i = 0; i < pl.nr; i++) {
 		pid_t pid = pl.pids[i];
