@@ -297,5 +297,31 @@ else
 	skip "defect 9: status --json without the feature" "no mount namespaces"
 fi
 
+# Defect 7: the bash completion is quiet on TAB on a kernel without the
+# feature (a THP directory without exec_order, in a private mount
+# namespace) and still offers the modes and sizes.
+if [ -n "$run_knob" ]; then
+	cat > "$tmp/comp.sh" << 'EOF'
+_init_completion() { words=("${COMP_WORDS[@]}"); cword=$COMP_CWORD; cur=${words[cword]}; prev=${words[cword - 1]}; }
+_filedir() { :; }
+. "$1"
+for line in "set " "exec --size " "report --cont "; do
+	read -ra COMP_WORDS <<< "exec_folio_ctl $line"
+	COMP_WORDS+=("")
+	COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+	COMPREPLY=()
+	_exec_folio_ctl
+	echo "$line: ${COMPREPLY[*]}"
+done
+EOF
+	unshare -m sh "$tmp/noknob.sh" bash "$tmp/comp.sh" "$dir/exec_folio_ctl.bash-completion" > "$tmp/comp.out" 2> "$tmp/comp.err"
+	[ ! -s "$tmp/comp.err" ] && grep -q '^set : .*auto.*2M' "$tmp/comp.out" && grep -q '^exec --size : .*64K' "$tmp/comp.out" &&
+		ok "defect 7: bash completion without the feature: nothing on stderr, modes and sizes offered" ||
+		{ nok "defect 7: bash completion without the feature prints on stderr or offers nothing"
+		  sed 's/^/#   /' "$tmp/comp.err" "$tmp/comp.out" | head -4; }
+else
+	skip "defect 7: bash completion without the feature" "no mount namespaces"
+fi
+
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
