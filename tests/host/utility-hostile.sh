@@ -323,5 +323,35 @@ else
 	skip "defect 7: bash completion without the feature" "no mount namespaces"
 fi
 
+# Defect 8: say what is needed, accept what the tool prints, name the problem.
+sleep 300 > /dev/null 2>&1 &
+d8=$!
+pids+=("$d8")
+sleep 0.1
+"$ctl" report --pid "$d8" --cont 64K > "$tmp/d8.K" 2>&1
+expect 0 "file-resident" "defect 8: report --cont 64kB (as report prints it) is taken" -- \
+	"$ctl" report --pid "$d8" --cont 64kB
+cmp -s "$tmp/o" "$tmp/d8.K" && ok "defect 8: ... as 64K, 65536 bytes" || nok "defect 8: --cont 64kB is not 64K"
+expect 1 "cannot read /proc/kpageflags: Permission denied \(it is root's only: run as root, or with CAP_DAC_READ_SEARCH too\)" \
+	"defect 8: report as nobody with CAP_SYS_ADMIN only: kpageflags is root's" -- \
+	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=+sys_admin --ambient-caps=+sys_admin \
+	"$ctl" report --pid "$d8"
+grep -q 'CAP_DAC_READ_SEARCH' "$dir/exec_folio_ctl.8" && grep -q "root's only" "$dir/exec_folio_ctl.8" &&
+	ok "defect 8: the man page says report needs root (kpageflags is root's only)" ||
+	nok "defect 8: the man page says report needs root (kpageflags is root's only)"
+if [ -n "$run_knob" ]; then
+	cat > "$tmp/oddknob.sh" << EOF
+mount -t tmpfs none $thp || exit 99
+printf 'enabled\n' > $thp/exec_order
+echo 2097152 > $thp/hpage_pmd_size
+exec "\$@"
+EOF
+	expect 1 "^exec_folio_ctl: /sys/kernel/mm/transparent_hugepage/exec_order: not the exec folio policy's format" \
+		"defect 8: an exec_order of another format is named, not 'Protocol error'" -- \
+		unshare -m sh "$tmp/oddknob.sh" "$ctl" status
+else
+	skip "defect 8: an exec_order of another format" "no mount namespaces"
+fi
+
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

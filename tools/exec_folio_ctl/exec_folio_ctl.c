@@ -139,7 +139,7 @@ static noreturn void usage(void)
 		" set           set the global policy (root)",
 		" exec          run COMMAND with its own policy, inherited by its children",
 		" report        how the executable mappings of processes are backed by",
-		"               folios (CAP_SYS_ADMIN)",
+		"               folios (root: CAP_SYS_ADMIN and read access to /proc/kpageflags)",
 		" apply         apply a configuration file (default " CONF_DEFAULT_PATH ")",
 		" enable-unit   write the systemd drop-in that runs service NAME under exec",
 		" disable-unit  remove that drop-in",
@@ -191,6 +191,11 @@ static void read_knob_or_die(struct knob_state *st)
 	if (errno == ENOENT)
 		die(EXIT_NO_KERNEL_SUPPORT, "this kernel has no exec folio policy (%s: %s)",
 		    EXEC_ORDER_KNOB, strerror(errno));
+	/* knob_read()'s EPROTO: "Protocol error" would tell an admin nothing. */
+	if (errno == EPROTO)
+		die(EXIT_FAILURE,
+		    "%s: not the exec folio policy's format (\"never [arch] auto 16K ...\"): another kernel's file of that name?",
+		    EXEC_ORDER_KNOB);
 	die(EXIT_FAILURE, "cannot read %s: %s", EXEC_ORDER_KNOB, strerror(errno));
 }
 
@@ -539,6 +544,22 @@ static int has_cap_sys_admin(void)
 	return !!(caps & (1ULL << 21));		/* CAP_SYS_ADMIN */
 }
 
+/*
+ * A size as parse_size() reads it, or as report prints it: NUMBER "kB"
+ * (lowercase k, as the kernel's kB in smaps) is NUMBER KiB.
+ */
+static int parse_report_size(const char *arg, unsigned long long *bytes)
+{
+	size_t n = strspn(arg, "0123456789");
+	char kib[32];
+
+	if (n && n < sizeof(kib) - 2 && !strcmp(arg + n, "kB")) {
+		snprintf(kib, sizeof(kib), "%.*sK", (int)n, arg);
+		return parse_size(kib, bytes);
+	}
+	return parse_size(arg, bytes);
+}
+
 static noreturn void unit_error(const char *name)
 {
 	if (errno == EINVAL)
@@ -599,7 +620,8 @@ static int cmd_report(int argc, char **argv)
 			o.json = true;
 			break;
 		case 'c':
-			if (parse_size(optarg, &bytes) || size_order(bytes) < 1)
+			/* Also as report prints it: "64kB" is 65536 there, as in the kernel's kB. */
+			if (parse_report_size(optarg, &bytes) || size_order(bytes) < 1)
 				die(EXIT_FAILURE, "report: invalid --cont size '%s'", optarg);
 			break;
 		case 'h':
@@ -630,6 +652,10 @@ static int cmd_report(int argc, char **argv)
 		    o.cont_order == folio_walk_contpte_order(o.page_shift);
 	/* open(), not access(): access() ignores capabilities unless uid is 0. */
 	fd = open("/proc/kpageflags", O_RDONLY | O_CLOEXEC);
+	if (fd < 0 && errno == EACCES)
+		die(EXIT_FAILURE,
+		    "cannot read /proc/kpageflags: %s (it is root's only: run as root, or with CAP_DAC_READ_SEARCH too)",
+		    strerror(errno));
 	if (fd < 0)
 		die(EXIT_FAILURE, "cannot read /proc/kpageflags: %s", strerror(errno));
 	close(fd);
