@@ -353,5 +353,45 @@ else
 	skip "defect 8: an exec_order of another format" "no mount namespaces"
 fi
 
+# Defect 5: enable-unit quotes and escapes the path it writes into
+# ExecStart= (a space, '%' a specifier, '$' a variable), and the drop-in
+# passes systemd-analyze verify; it runs the installed exec_folio_ctl
+# rather than the build tree's.
+odd="$tmp/d5/a b%n\$x"
+mkdir -p "$odd"
+cp "$ctl" "$odd/exec_folio_ctl"
+expect 0 '^ExecStart="[^"]*/d5/a b%%n\$x/exec_folio_ctl" exec --mode auto -- /usr/bin/true$' \
+	"defect 5: a path with a space, % and \$ is quoted, % doubled" -- \
+	"$odd/exec_folio_ctl" enable-unit demo --mode auto --from "$tmp/unit.cat" --print --exe "$odd/exec_folio_ctl"
+if command -v systemd-analyze > /dev/null; then
+	r5=$tmp/d5root
+	mkdir -p "$r5/usr/lib/systemd/system" "$r5/usr/bin" "$r5$odd"
+	cp /usr/bin/true "$r5/usr/bin/"
+	cp "$ctl" "$r5$odd/exec_folio_ctl"
+	printf '[Unit]\nDefaultDependencies=no\n[Service]\nExecStart=/usr/bin/true\n' > "$r5/usr/lib/systemd/system/demo.service"
+	"$odd/exec_folio_ctl" enable-unit demo --mode auto --from "$tmp/unit.cat" --root "$r5" \
+		--exe "$odd/exec_folio_ctl" > /dev/null 2>&1
+	if grep -qF "ExecStart=\"${odd//%/%%}/exec_folio_ctl\" exec" "$r5/etc/systemd/system/demo.service.d/exec-folio.conf" 2> "$tmp/d5.v" &&
+	   systemd-analyze verify --man=no --root="$r5" "$r5/usr/lib/systemd/system/demo.service" > "$tmp/d5.v" 2>&1 &&
+	   ! grep -qi 'invalid\|ignoring\|failed\|not found' "$tmp/d5.v"; then
+		ok "defect 5: systemd-analyze verify accepts the drop-in of a path with a space, % and \$"
+	else
+		nok "defect 5: no drop-in, or systemd-analyze verify rejects it"; sed 's/^/#   /' "$tmp/d5.v" "$r5/etc/systemd/system/demo.service.d/exec-folio.conf" | head -8
+	fi
+else
+	skip "defect 5: systemd-analyze verify of the drop-in" "no systemd-analyze"
+fi
+# The installed path, not the build tree's: a stand-in in /usr/local/sbin,
+# in a private mount namespace.
+if [ -n "$run_knob" ]; then
+	unshare -m sh -c 'mount -t tmpfs none /usr/local/sbin && cp "$1" /usr/local/sbin/exec_folio_ctl &&
+		exec "$1" enable-unit demo --mode auto --from "$2" --print' - "$ctl" "$tmp/unit.cat" > "$tmp/d5.inst" 2>&1
+	grep -q '^ExecStart=/usr\(/local\)\?/sbin/exec_folio_ctl exec --mode auto -- /usr/bin/true$' "$tmp/d5.inst" &&
+		ok "defect 5: enable-unit run from the build tree writes the installed path" ||
+		{ nok "defect 5: enable-unit run from the build tree writes its own path"; grep ExecStart "$tmp/d5.inst" | sed 's/^/#   /'; }
+else
+	skip "defect 5: enable-unit prefers the installed path" "no mount namespaces"
+fi
+
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

@@ -250,7 +250,7 @@ printf '%s\n' '# /usr/lib/systemd/system/demo.service' '[Unit]' 'Description=dem
 ur=$tmp/unitroot
 di=$ur/etc/systemd/system/demo.service.d/exec-folio.conf
 expect 0 "^wrote $di" "enable-unit writes the drop-in" -- \
-	"$ctl" enable-unit demo --size 2MiB --from "$tmp/demo.cat" --root "$ur"
+	"$ctl" enable-unit demo --size 2MiB --from "$tmp/demo.cat" --root "$ur" --exe "$ctl"
 grep -qxF "ExecStart=-$ctl exec --size 2M -- /usr/bin/true --flag \"a b\"" "$di" &&
 	[ "$(grep -c '^ExecStart=' "$di")" = 2 ] && grep -qx 'ExecStart=' "$di" &&
 	ok "the drop-in wraps the unit's last command, prefix kept, our old drop-in ignored" ||

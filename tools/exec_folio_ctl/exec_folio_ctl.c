@@ -127,7 +127,7 @@ static noreturn void usage(void)
 		" " PROG " report --all [--rollup] [--json] [--cont SIZE]",
 		" " PROG " apply [FILE]",
 		" " PROG " enable-unit NAME (--mode MODE | --size SIZE | --order N) [--from FILE]",
-		"                [--root DIR] [--print]",
+		"                [--root DIR] [--print] [--exe PATH]",
 		" " PROG " disable-unit NAME [--root DIR]",
 		"",
 		"Show and set the page-cache folio size that program text is read into,",
@@ -162,6 +162,8 @@ static noreturn void usage(void)
 		"                     default: run systemctl cat)",
 		"     --root DIR      write under DIR/etc/systemd/system (enable-unit, disable-unit)",
 		"     --print         print the drop-in instead of writing it (enable-unit)",
+		"     --exe PATH      the exec_folio_ctl the drop-in runs (enable-unit;\n"
+		"                     default: the installed one, else this one)",
 		" -h, --help          display this help",
 		" -V, --version       display version",
 		"",
@@ -780,6 +782,39 @@ static void mkdir_p(char *path)
 	mkdir(path, 0755);
 }
 
+/*
+ * The exec_folio_ctl a drop-in runs, in @self: @exe if given, else the
+ * installed one if there is one (not the build tree a run from there
+ * would write into /etc/systemd), else this very program.
+ */
+static void drop_in_exe(const char *exe, char *self, size_t len)
+{
+	static const char * const installed[] = {
+		"/usr/sbin/exec_folio_ctl", "/usr/local/sbin/exec_folio_ctl",
+	};
+	ssize_t n;
+
+	if (exe) {
+		if (access(exe, X_OK))
+			die(EXIT_FAILURE, "enable-unit: --exe %s: %s", exe, strerror(errno));
+		if (exe[0] != '/')
+			die(EXIT_FAILURE, "enable-unit: --exe %s: not an absolute path", exe);
+		if (snprintf(self, len, "%s", exe) >= (int)len)
+			die(EXIT_FAILURE, "enable-unit: --exe path too long");
+		return;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(installed); i++) {
+		if (!access(installed[i], X_OK)) {
+			snprintf(self, len, "%s", installed[i]);
+			return;
+		}
+	}
+	n = readlink("/proc/self/exe", self, len - 1);
+	if (n <= 0)
+		die(EXIT_FAILURE, "cannot find my own path: %s", strerror(errno));
+	self[n] = '\0';
+}
+
 static void drop_in_path(const char *root, const char *unit, char *dir, size_t dlen,
 			 char *file, size_t flen)
 {
@@ -790,7 +825,7 @@ static void drop_in_path(const char *root, const char *unit, char *dir, size_t d
 
 static int cmd_enable_unit(int argc, char **argv)
 {
-	enum { OPT_FROM = 256, OPT_ROOT, OPT_PRINT };
+	enum { OPT_FROM = 256, OPT_ROOT, OPT_PRINT, OPT_EXE };
 	static const struct option opts[] = {
 		{ "mode", required_argument, NULL, 'm' },
 		{ "size", required_argument, NULL, 's' },
@@ -798,16 +833,16 @@ static int cmd_enable_unit(int argc, char **argv)
 		{ "from", required_argument, NULL, OPT_FROM },
 		{ "root", required_argument, NULL, OPT_ROOT },
 		{ "print", no_argument, NULL, OPT_PRINT },
+		{ "exe", required_argument, NULL, OPT_EXE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char policy[64] = "", unit[256], dir[PATH_MAX], file[PATH_MAX], tmp[PATH_MAX + 8];
 	char self[PATH_MAX], err[PATH_MAX + 128], size[32], *cmds[UNIT_MAX_EXEC], *text;
-	const char *from = NULL, *root = "";
+	const char *from = NULL, *root = "", *exe = NULL;
 	unsigned long long bytes;
 	int c, nr, print = 0, fd;
 	char *end, *buf = NULL;
-	ssize_t n;
 	size_t len = 0;
 	FILE *out;
 
@@ -848,6 +883,9 @@ static int cmd_enable_unit(int argc, char **argv)
 		case OPT_PRINT:
 			print = 1;
 			break;
+		case OPT_EXE:
+			exe = path_arg("enable-unit", "--exe", optarg);
+			break;
 		case 'h':
 			usage();
 		default:
@@ -860,10 +898,7 @@ static int cmd_enable_unit(int argc, char **argv)
 		die(EXIT_FAILURE, "enable-unit: invalid service name '%s'", argv[optind]);
 	if (!policy[0])
 		die(EXIT_FAILURE, "enable-unit: give --mode, --size or --order");
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n <= 0)
-		die(EXIT_FAILURE, "cannot find my own path: %s", strerror(errno));
-	self[n] = '\0';
+	drop_in_exe(exe, self, sizeof(self));
 
 	if (from) {
 		fd = open(from, O_RDONLY | O_CLOEXEC);
