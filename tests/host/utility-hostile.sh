@@ -393,5 +393,68 @@ else
 	skip "defect 5: enable-unit prefers the installed path" "no mount namespaces"
 fi
 
+# Defect 3: each diagnosis names the real cause.
+if [ -n "$run_knob" ]; then
+	expect 1 "^exec_folio_ctl: report: cannot read /proc/self/status: No such file or directory \(is /proc mounted\?\)$" \
+		"defect 3: report without /proc (private mount namespace): not 'needs CAP_SYS_ADMIN'" -- \
+		unshare -m sh -c 'umount -l /proc && exec "$1" report --pid 1' - "$ctl"
+else
+	skip "defect 3: report without /proc" "no mount namespaces"
+fi
+# RLIMIT_NOFILE=3 leaves the dynamic loader no descriptor: the static
+# build (EXEC_FOLIO_CTL_STATIC=BINARY with EXEC_FOLIO_CTL).
+static=${EXEC_FOLIO_CTL_STATIC:-}
+if [ -z "${EXEC_FOLIO_CTL:-}" ] && make -s -C "$dir" exec_folio_ctl.static > "$tmp/make" 2>&1; then
+	static=$dir/exec_folio_ctl.static
+fi
+if [ -n "$static" ]; then
+	expect 1 "^exec_folio_ctl: report: cannot read /proc/self/status: Too many open files$" \
+		"defect 3: report with RLIMIT_NOFILE=3: no descriptor free, not 'needs CAP_SYS_ADMIN'" -- \
+		bash -c 'ulimit -n 3 && exec "$1" report --pid $$' - "$static"
+else
+	skip "defect 3: report with RLIMIT_NOFILE=3" "no static build"
+fi
+pub=$(mktemp -d)
+chmod 755 "$pub"
+mkdir -m 555 "$pub/ro"
+cp "$tmp/unit.cat" "$pub/unit.cat"
+chmod 644 "$pub/unit.cat"
+expect 1 "^exec_folio_ctl: cannot create $pub/ro/etc/systemd/system/demo.service.d: Permission denied$" \
+	"defect 3: enable-unit --root on an unwritable directory: EACCES of mkdir, not ENOENT" -- \
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$ctl" enable-unit demo --mode auto \
+	--from "$pub/unit.cat" --root "$pub/ro" --exe "$ctl"
+rm -rf "$pub"
+# A cgroup tree 70 levels deep (cgroup2 allows it), made here: --cgroup and
+# --unit find the process at the bottom, an empty deep leaf is no error.
+cg2=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo 2> /dev/null)
+deep=
+if [ -n "$cg2" ] && [ -w "$cg2" ] && mkdir "$cg2/efc-deep-$$" 2> /dev/null; then
+	deep=$cg2/efc-deep-$$
+	d=$deep
+	for i in $(seq 70); do d=$d/d; done
+	if mkdir -p "$d/efc-deep-leaf-$$.service" "$deep/d/d/empty" 2> /dev/null; then
+		e=$deep/d/d/empty
+		for i in $(seq 70); do e=$e/e; done
+		mkdir -p "$e"
+		sleep 300 > /dev/null 2>&1 &
+		dp=$!
+		pids+=("$dp")
+		echo "$dp" > "$d/efc-deep-leaf-$$.service/cgroup.procs"
+		expect 0 "\"pid\": $dp," "defect 3: report --cgroup of a tree 70 levels deep finds the process at its bottom" -- \
+			"$ctl" report --cgroup "$deep" --json
+		expect 0 "\"pid\": $dp," "defect 3: report --unit of a unit 72 levels deep finds it" -- \
+			"$ctl" report --unit "efc-deep-leaf-$$" --json
+		kill -9 "$dp"
+		wait "$dp" 2> /dev/null
+	else
+		skip "defect 3: a cgroup tree 70 levels deep" "cgroup.max.depth"
+	fi
+	# Deepest first.
+	find "$deep" -depth -type d -exec rmdir {} + 2> /dev/null
+	for i in $(seq 50); do [ -d "$deep" ] || break; sleep 0.1; find "$deep" -depth -type d -exec rmdir {} + 2> /dev/null; done
+else
+	skip "defect 3: a cgroup tree 70 levels deep" "no writable cgroup2"
+fi
+
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

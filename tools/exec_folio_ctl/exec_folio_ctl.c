@@ -530,7 +530,11 @@ static int cmd_exec(int argc, char **argv)
 	    "failed to execute %s: %s", argv[optind], strerror(errno));
 }
 
-/* CAP_SYS_ADMIN in the effective set, from /proc/self/status. */
+/*
+ * CAP_SYS_ADMIN in the effective set, from /proc/self/status.  If that
+ * cannot be read, the reason is the error, not a missing capability:
+ * /proc not mounted, no file descriptor free.
+ */
 static int has_cap_sys_admin(void)
 {
 	unsigned long long caps = 0;
@@ -538,8 +542,11 @@ static int has_cap_sys_admin(void)
 	int found = 0;
 	FILE *f = fopen("/proc/self/status", "re");
 
+	if (!f && errno == ENOENT)
+		die(EXIT_FAILURE, "report: cannot read /proc/self/status: %s (is /proc mounted?)",
+		    strerror(errno));
 	if (!f)
-		return 0;
+		die(EXIT_FAILURE, "report: cannot read /proc/self/status: %s", strerror(errno));
 	while (!found && fgets(line, sizeof(line), f))
 		found = sscanf(line, "CapEff: %llx", &caps) == 1;
 	fclose(f);
@@ -770,16 +777,20 @@ static char *systemctl_cat(const char *unit)
 	return text;
 }
 
-static void mkdir_p(char *path)
+/* mkdir -p: 0, or -1 with the errno of the mkdir that failed. */
+static int mkdir_p(char *path)
 {
 	for (char *p = path + 1; *p; p++) {
 		if (*p != '/')
 			continue;
 		*p = '\0';
-		mkdir(path, 0755);
+		if (mkdir(path, 0755) && errno != EEXIST) {
+			*p = '/';
+			return -1;
+		}
 		*p = '/';
 	}
-	mkdir(path, 0755);
+	return mkdir(path, 0755) && errno != EEXIST ? -1 : 0;
 }
 
 /*
@@ -932,7 +943,8 @@ static int cmd_enable_unit(int argc, char **argv)
 		return EXIT_SUCCESS;
 	}
 	drop_in_path(root, unit, dir, sizeof(dir), file, sizeof(file));
-	mkdir_p(dir);
+	if (mkdir_p(dir))
+		die(EXIT_FAILURE, "cannot create %s: %s", dir, strerror(errno));
 	snprintf(tmp, sizeof(tmp), "%s.new", file);
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0 || write(fd, buf, len) != (ssize_t)len || fsync(fd) || close(fd) ||
