@@ -456,5 +456,38 @@ else
 	skip "defect 3: a cgroup tree 70 levels deep" "no writable cgroup2"
 fi
 
+# Defect 6: a path longer than 4095 bytes (the kernel shows it whole) is
+# marked truncated in text and JSON, never cut silently.  A program 25
+# directories of 200 bytes deep, made and run by relative paths.
+seg=$(printf 'p%.0s' $(seq 200))
+# deep_py make|run TMP SEG: by relative paths, as no one path may be so long.
+deep_py='import os, shutil, sys
+os.chdir(sys.argv[2])
+for i in range(25):
+    if sys.argv[1] == "make":
+        os.mkdir(sys.argv[3])
+    os.chdir(sys.argv[3])
+if sys.argv[1] == "make":
+    shutil.copy("/bin/sleep", "sleep")
+else:
+    os.execv("./sleep", ["sleep", "300"])'
+if "$py" -c "$deep_py" make "$tmp" "$seg" 2> /dev/null; then
+	"$py" -c "$deep_py" run "$tmp" "$seg" > /dev/null 2>&1 &
+	lp=$!
+	pids+=("$lp")
+	sleep 0.3
+	"$ctl" report --pid "$lp" --json > "$tmp/d6.json" 2> "$tmp/d6.err"
+	pyjson "$tmp/d6.json" 'any(m.get("path_truncated") is True and len(m["path"].encode()) == 4095 for p in d["processes"] for m in p["mappings"])' > "$tmp/chk" 2>&1 &&
+		ok "defect 6: report --json of a 5000-byte path: path_truncated true, 4095 bytes kept" ||
+		{ nok "defect 6: report --json of a 5000-byte path is cut silently or invalid"; sed 's/^/#   /' "$tmp/chk" "$tmp/d6.err" | tail -2; }
+	"$ctl" report --pid "$lp" > "$tmp/d6.txt" 2>&1
+	grep -q "^$lp: .* /.*/pppp*p (path truncated)$" "$tmp/d6.txt" &&
+		ok "defect 6: report (text) marks the path '(path truncated)'" ||
+		{ nok "defect 6: report (text) cuts the path silently"; cut -c1-100 "$tmp/d6.txt" | head -2 | sed 's/^/#   /'; }
+	kill -9 "$lp"; wait "$lp" 2> /dev/null
+else
+	skip "defect 6: a path longer than 4095 bytes" "cannot make it"
+fi
+
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

@@ -194,12 +194,15 @@ static int walk_text(const struct vma_info *vma, void *arg)
 			pw->nr_maps ? "," : "", vma->start, vma->end, vma->perms,
 			vma->pgoff);
 		json_string(pw->out, vma->path);
+		if (vma->path_truncated)
+			fputs(", \"path_truncated\": true", pw->out);
 		fputs(", \"text\": ", pw->out);
 		print_counts(o, pw->out, &one.file);
 		fputc('}', pw->out);
 	} else {
-		fprintf(pw->out, "%d: %016lx-%016lx %s %08llx %s\n", (int)pw->pid,
-			vma->start, vma->end, vma->perms, vma->pgoff, vma->path);
+		fprintf(pw->out, "%d: %016lx-%016lx %s %08llx %s%s\n", (int)pw->pid,
+			vma->start, vma->end, vma->perms, vma->pgoff, vma->path,
+			vma->path_truncated ? " (path truncated)" : "");
 		print_counts(o, pw->out, &one.file);
 	}
 	pw->nr_maps++;
