@@ -69,6 +69,46 @@ static void warn(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+/* The error of the first write to stdout that failed (report's own); 0: none. */
+static int stdout_errno;
+
+/*
+ * At exit, as util-linux's close_stdout(): whatever went to stdout must
+ * have been written, or the exit status is 1 with "write error" and the
+ * errno of the first write that failed.  A broken pipe is no error: the
+ * reader has gone.
+ */
+static void close_stdout(void)
+{
+	int prev = ferror(stdout), err = stdout_errno;
+
+	if ((fclose(stdout) || prev) && !err)
+		err = errno;
+	if ((prev || err) && err != EPIPE) {
+		if (err)
+			fprintf(stderr, PROG ": write error: %s\n", strerror(err));
+		else
+			fputs(PROG ": write error\n", stderr);
+		_exit(EXIT_FAILURE);
+	}
+	if (fclose(stderr))
+		_exit(EXIT_FAILURE);
+}
+
+/*
+ * A standard descriptor that is closed is held by /dev/null, read-only
+ * and close-on-exec: nothing opened later takes its number (a drop-in
+ * written to where stdout should be), writes to it fail (EBADF, as to a
+ * closed one) and a command run by exec gets it closed, as it was given.
+ */
+static void hold_std_fds(void)
+{
+	for (int fd = 0; fd <= 2; fd++)
+		if (fcntl(fd, F_GETFD) < 0 && errno == EBADF &&
+		    open("/dev/null", O_RDONLY | O_CLOEXEC) != fd)
+			_exit(EXIT_FAILURE);
+}
+
 static noreturn void try_help(void)
 {
 	die(EXIT_FAILURE, "try '" PROG " --help' for more information");
@@ -87,7 +127,7 @@ static noreturn void usage(void)
 		" " PROG " report --all [--rollup] [--json] [--cont SIZE]",
 		" " PROG " apply [FILE]",
 		" " PROG " enable-unit NAME (--mode MODE | --size SIZE | --order N) [--from FILE]",
-		"                [--root DIR] [--print]",
+		"                [--root DIR] [--print] [--exe PATH]",
 		" " PROG " disable-unit NAME [--root DIR]",
 		"",
 		"Show and set the page-cache folio size that program text is read into,",
@@ -99,7 +139,7 @@ static noreturn void usage(void)
 		" set           set the global policy (root)",
 		" exec          run COMMAND with its own policy, inherited by its children",
 		" report        how the executable mappings of processes are backed by",
-		"               folios (CAP_SYS_ADMIN)",
+		"               folios (root: CAP_SYS_ADMIN and read access to /proc/kpageflags)",
 		" apply         apply a configuration file (default " CONF_DEFAULT_PATH ")",
 		" enable-unit   write the systemd drop-in that runs service NAME under exec",
 		" disable-unit  remove that drop-in",
@@ -122,6 +162,8 @@ static noreturn void usage(void)
 		"                     default: run systemctl cat)",
 		"     --root DIR      write under DIR/etc/systemd/system (enable-unit, disable-unit)",
 		"     --print         print the drop-in instead of writing it (enable-unit)",
+		"     --exe PATH      the exec_folio_ctl the drop-in runs (enable-unit;\n"
+		"                     default: the installed one, else this one)",
 		" -h, --help          display this help",
 		" -V, --version       display version",
 		"",
@@ -151,6 +193,11 @@ static void read_knob_or_die(struct knob_state *st)
 	if (errno == ENOENT)
 		die(EXIT_NO_KERNEL_SUPPORT, "this kernel has no exec folio policy (%s: %s)",
 		    EXEC_FOLIO_SIZE_KNOB, strerror(errno));
+	/* knob_read()'s EPROTO: "Protocol error" would tell an admin nothing. */
+	if (errno == EPROTO)
+		die(EXIT_FAILURE,
+		    "%s: not the exec folio policy's format (\"never [arch] auto 16K ...\"): another kernel's file of that name?",
+		    EXEC_FOLIO_SIZE_KNOB);
 	die(EXIT_FAILURE, "cannot read %s: %s", EXEC_FOLIO_SIZE_KNOB, strerror(errno));
 }
 
@@ -164,6 +211,32 @@ static pid_t parse_pid(const char *s)
 	if (errno || end == s || *end || v <= 0 || v > 0x3fffffff)
 		die(EXIT_FAILURE, "invalid PID '%s'", s);
 	return (pid_t)v;
+}
+
+/*
+ * A path given as an option: an empty one (an unset shell variable) is
+ * refused, never taken as the whole machine or the current directory.
+ */
+static const char *path_arg(const char *cmd, const char *opt, const char *arg)
+{
+	if (!arg[0])
+		die(EXIT_FAILURE, "%s: %s needs a path, not an empty string", cmd, opt);
+	return arg;
+}
+
+/*
+ * The smallest folio size of any Linux: its smallest page.  A size below
+ * it is no folio size anywhere (a typo, "1" for 1 byte); one from it up
+ * to this machine's page is one for machines of larger pages.
+ */
+#define MIN_FOLIO_SIZE	4096ULL
+
+/* An explicit folio size (exec, enable-unit): a power of two from 4K; -1 if not. */
+static int parse_folio_size(const char *arg, unsigned long long *bytes)
+{
+	if (parse_size(arg, bytes) || (*bytes & (*bytes - 1)) || *bytes < MIN_FOLIO_SIZE)
+		return -1;
+	return 0;
 }
 
 /* After a command's options: nothing may be left. */
@@ -200,7 +273,33 @@ static void status_json(const struct knob_state *st, const pid_t *pids,
 		json_string(stdout, words[i]);
 		fputc('}', stdout);
 	}
-	fputs("]}\n", stdout);
+	fputs("], \"supported\": true}\n", stdout);
+}
+
+/*
+ * status --json on a kernel without the feature: still one object, that
+ * says so and why, for an inventory of a fleet with old kernels.  The
+ * knob's error is @err; whether this process's status has the feature's
+ * line tells whether the prctl is there (it is never called to find out).
+ */
+static void status_json_absent(int err, int pmd)
+{
+	char word[KNOB_WORD_LEN], reason[256];
+	bool line = proc_policy_word(getpid(), word, sizeof(word)) == 0;
+
+	printf("{\"schema\": \"exec-folio-status\", \"version\": %d, \"exec_folio_size\": null, \"accepted\": [], \"page_size\": %lu, \"pmd_size\": ",
+	       JSON_SCHEMA_VERSION, page_size());
+	if (pmd >= 0)
+		printf("%llu", (unsigned long long)page_size() << pmd);
+	else
+		fputs("null", stdout);
+	fputs(", \"processes\": [], \"supported\": false, \"knob\": false, \"prctl\": ", stdout);
+	fputs(line ? "true" : "false", stdout);
+	fputs(", \"reason\": ", stdout);
+	snprintf(reason, sizeof(reason), "no %s (%s)%s", EXEC_FOLIO_SIZE_KNOB, strerror(err),
+		 line ? "" : "; no ExecFolioSize in /proc/self/status: no prctl either");
+	json_string(stdout, reason);
+	fputs("}\n", stdout);
 }
 
 static int cmd_status(int argc, char **argv)
@@ -235,6 +334,8 @@ static int cmd_status(int argc, char **argv)
 	}
 	no_more_args(argc, argv);
 
+	if (json && knob_read(&st) && errno == ENOENT)
+		status_json_absent(errno, folio_walk_pmd_order(page_shift()));
 	read_knob_or_die(&st);
 	for (size_t i = 0; i < pl.nr; i++) {
 		pid_t pid = pl.pids[i];
@@ -340,8 +441,10 @@ static int set_policy(unsigned long value, bool below_page,
 		return EXIT_NO_KERNEL_SUPPORT;
 	}
 	if (below_page) {
+		/* Not given to the kernel: say so, not that it refused it. */
 		format_size(page_size(), page, sizeof(page));
-		snprintf(err, len, "the kernel refused %s: smaller than the %s page", what, page);
+		snprintf(err, len, "%s not applied: smaller than the %s page of this machine",
+			 what, page);
 		return EXIT_FAILURE;
 	}
 	if (prctl(PR_SET_EXEC_FOLIO_SIZE, value, 0, 0, 0) == 0)
@@ -389,9 +492,9 @@ static int cmd_exec(int argc, char **argv)
 			value = m;
 			break;
 		case 's':
-			if (parse_size(optarg, &bytes) || (bytes & (bytes - 1)))
+			if (parse_folio_size(optarg, &bytes))
 				die(EXIT_FAILURE,
-				    "exec: invalid size '%s' (a power-of-two number of pages)",
+				    "exec: invalid size '%s' (a power of two from 4K: a number of pages)",
 				    optarg);
 			/* A size for larger pages than these: no error here. */
 			below_page = bytes < page_size();
@@ -428,7 +531,11 @@ static int cmd_exec(int argc, char **argv)
 	    "failed to execute %s: %s", argv[optind], strerror(errno));
 }
 
-/* CAP_SYS_ADMIN in the effective set, from /proc/self/status. */
+/*
+ * CAP_SYS_ADMIN in the effective set, from /proc/self/status.  If that
+ * cannot be read, the reason is the error, not a missing capability:
+ * /proc not mounted, no file descriptor free.
+ */
 static int has_cap_sys_admin(void)
 {
 	unsigned long long caps = 0;
@@ -436,12 +543,31 @@ static int has_cap_sys_admin(void)
 	int found = 0;
 	FILE *f = fopen("/proc/self/status", "re");
 
+	if (!f && errno == ENOENT)
+		die(EXIT_FAILURE, "report: cannot read /proc/self/status: %s (is /proc mounted?)",
+		    strerror(errno));
 	if (!f)
-		return 0;
+		die(EXIT_FAILURE, "report: cannot read /proc/self/status: %s", strerror(errno));
 	while (!found && fgets(line, sizeof(line), f))
 		found = sscanf(line, "CapEff: %llx", &caps) == 1;
 	fclose(f);
 	return !!(caps & (1ULL << 21));		/* CAP_SYS_ADMIN */
+}
+
+/*
+ * A size as parse_size() reads it, or as report prints it: NUMBER "kB"
+ * (lowercase k, as the kernel's kB in smaps) is NUMBER KiB.
+ */
+static int parse_report_size(const char *arg, unsigned long long *bytes)
+{
+	size_t n = strspn(arg, "0123456789");
+	char kib[32];
+
+	if (n && n < sizeof(kib) - 2 && !strcmp(arg + n, "kB")) {
+		snprintf(kib, sizeof(kib), "%.*sK", (int)n, arg);
+		return parse_size(kib, bytes);
+	}
+	return parse_size(arg, bytes);
 }
 
 static noreturn void unit_error(const char *name)
@@ -482,7 +608,7 @@ static int cmd_report(int argc, char **argv)
 			all = 1;
 			break;
 		case 'g':
-			if (cgroup_resolve(optarg, dir, sizeof(dir)))
+			if (cgroup_resolve(path_arg("report", "--cgroup", optarg), dir, sizeof(dir)))
 				die(EXIT_FAILURE, "report: no cgroup '%s'", optarg);
 			if (pid_list_add_cgroup(&pl, dir))
 				die(EXIT_FAILURE, "cannot read cgroup %s: %s", dir,
@@ -504,7 +630,8 @@ static int cmd_report(int argc, char **argv)
 			o.json = true;
 			break;
 		case 'c':
-			if (parse_size(optarg, &bytes) || size_order(bytes) < 1)
+			/* Also as report prints it: "64kB" is 65536 there, as in the kernel's kB. */
+			if (parse_report_size(optarg, &bytes) || size_order(bytes) < 1)
 				die(EXIT_FAILURE, "report: invalid --cont size '%s'", optarg);
 			break;
 		case 'h':
@@ -529,11 +656,16 @@ static int cmd_report(int argc, char **argv)
 	o.cont_order = size_order(bytes);
 	if (o.cont_order > o.pmd_order)
 		die(EXIT_FAILURE, "report: --cont size is larger than a PMD");
-	o.maps = folio_walk_can_scan() && !getenv("EXEC_FOLIO_CTL_SMAPS");
+	o.no_scan = getenv("EXEC_FOLIO_CTL_NO_PAGEMAP_SCAN");
+	o.maps = folio_walk_can_scan() && !o.no_scan && !getenv("EXEC_FOLIO_CTL_SMAPS");
 	o.contpte = folio_walk_arch_contpte() &&
 		    o.cont_order == folio_walk_contpte_order(o.page_shift);
 	/* open(), not access(): access() ignores capabilities unless uid is 0. */
 	fd = open("/proc/kpageflags", O_RDONLY | O_CLOEXEC);
+	if (fd < 0 && errno == EACCES)
+		die(EXIT_FAILURE,
+		    "cannot read /proc/kpageflags: %s (it is root's only: run as root, or with CAP_DAC_READ_SEARCH too)",
+		    strerror(errno));
 	if (fd < 0)
 		die(EXIT_FAILURE, "cannot read /proc/kpageflags: %s", strerror(errno));
 	close(fd);
@@ -541,8 +673,11 @@ static int cmd_report(int argc, char **argv)
 		warn("no processes in the cgroup");
 	ret = report_run(&o, all ? NULL : &pl, stdout);
 	pid_list_free(&pl);
-	if (fflush(stdout) || ferror(stdout))
-		die(EXIT_FAILURE, "write error: %s", strerror(errno));
+	if (ret < 0) {
+		/* Reported at exit, with the errno of the write that failed. */
+		stdout_errno = errno;
+		ret = EXIT_FAILURE;
+	}
 	return ret;
 }
 
@@ -558,7 +693,7 @@ static int cmd_apply(int argc, char **argv)
 	if (argc - optind > 1)
 		die(EXIT_FAILURE, "apply: expected at most one FILE");
 	if (argc - optind == 1)
-		path = argv[optind];
+		path = path_arg("apply", "FILE", argv[optind]);
 	bad = conf_load(path, &conf, stderr);
 	switch (bad) {
 	case CONF_ERR_ERRNO:
@@ -643,16 +778,53 @@ static char *systemctl_cat(const char *unit)
 	return text;
 }
 
-static void mkdir_p(char *path)
+/* mkdir -p: 0, or -1 with the errno of the mkdir that failed. */
+static int mkdir_p(char *path)
 {
 	for (char *p = path + 1; *p; p++) {
 		if (*p != '/')
 			continue;
 		*p = '\0';
-		mkdir(path, 0755);
+		if (mkdir(path, 0755) && errno != EEXIST) {
+			*p = '/';
+			return -1;
+		}
 		*p = '/';
 	}
-	mkdir(path, 0755);
+	return mkdir(path, 0755) && errno != EEXIST ? -1 : 0;
+}
+
+/*
+ * The exec_folio_ctl a drop-in runs, in @self: @exe if given, else the
+ * installed one if there is one (not the build tree a run from there
+ * would write into /etc/systemd), else this very program.
+ */
+static void drop_in_exe(const char *exe, char *self, size_t len)
+{
+	static const char * const installed[] = {
+		"/usr/sbin/exec_folio_ctl", "/usr/local/sbin/exec_folio_ctl",
+	};
+	ssize_t n;
+
+	if (exe) {
+		if (access(exe, X_OK))
+			die(EXIT_FAILURE, "enable-unit: --exe %s: %s", exe, strerror(errno));
+		if (exe[0] != '/')
+			die(EXIT_FAILURE, "enable-unit: --exe %s: not an absolute path", exe);
+		if (snprintf(self, len, "%s", exe) >= (int)len)
+			die(EXIT_FAILURE, "enable-unit: --exe path too long");
+		return;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(installed); i++) {
+		if (!access(installed[i], X_OK)) {
+			snprintf(self, len, "%s", installed[i]);
+			return;
+		}
+	}
+	n = readlink("/proc/self/exe", self, len - 1);
+	if (n <= 0)
+		die(EXIT_FAILURE, "cannot find my own path: %s", strerror(errno));
+	self[n] = '\0';
 }
 
 static void drop_in_path(const char *root, const char *unit, char *dir, size_t dlen,
@@ -665,7 +837,7 @@ static void drop_in_path(const char *root, const char *unit, char *dir, size_t d
 
 static int cmd_enable_unit(int argc, char **argv)
 {
-	enum { OPT_FROM = 256, OPT_ROOT, OPT_PRINT };
+	enum { OPT_FROM = 256, OPT_ROOT, OPT_PRINT, OPT_EXE };
 	static const struct option opts[] = {
 		{ "mode", required_argument, NULL, 'm' },
 		{ "size", required_argument, NULL, 's' },
@@ -673,16 +845,16 @@ static int cmd_enable_unit(int argc, char **argv)
 		{ "from", required_argument, NULL, OPT_FROM },
 		{ "root", required_argument, NULL, OPT_ROOT },
 		{ "print", no_argument, NULL, OPT_PRINT },
+		{ "exe", required_argument, NULL, OPT_EXE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char policy[64] = "", unit[256], dir[PATH_MAX], file[PATH_MAX], tmp[PATH_MAX + 8];
 	char self[PATH_MAX], err[PATH_MAX + 128], size[32], *cmds[UNIT_MAX_EXEC], *text;
-	const char *from = NULL, *root = "";
+	const char *from = NULL, *root = "", *exe = NULL;
 	unsigned long long bytes;
 	int c, nr, print = 0, fd;
 	char *end, *buf = NULL;
-	ssize_t n;
 	size_t len = 0;
 	FILE *out;
 
@@ -699,9 +871,10 @@ static int cmd_enable_unit(int argc, char **argv)
 			snprintf(policy, sizeof(policy), "--mode %s", size);
 			break;
 		case 's':
-			if (parse_size(optarg, &bytes) || size_order(bytes) < 0)
+			/* As exec takes it: the drop-in may serve larger pages too. */
+			if (parse_folio_size(optarg, &bytes))
 				die(EXIT_FAILURE,
-				    "enable-unit: invalid size '%s' (a power-of-two number of pages)",
+				    "enable-unit: invalid size '%s' (a power of two from 4K: a number of pages)",
 				    optarg);
 			format_size(bytes, size, sizeof(size));
 			snprintf(policy, sizeof(policy), "--size %s", size);
@@ -714,13 +887,16 @@ static int cmd_enable_unit(int argc, char **argv)
 			snprintf(policy, sizeof(policy), "--order %llu", bytes);
 			break;
 		case OPT_FROM:
-			from = optarg;
+			from = path_arg("enable-unit", "--from", optarg);
 			break;
 		case OPT_ROOT:
-			root = optarg;
+			root = path_arg("enable-unit", "--root", optarg);
 			break;
 		case OPT_PRINT:
 			print = 1;
+			break;
+		case OPT_EXE:
+			exe = path_arg("enable-unit", "--exe", optarg);
 			break;
 		case 'h':
 			usage();
@@ -734,10 +910,7 @@ static int cmd_enable_unit(int argc, char **argv)
 		die(EXIT_FAILURE, "enable-unit: invalid service name '%s'", argv[optind]);
 	if (!policy[0])
 		die(EXIT_FAILURE, "enable-unit: give --mode, --size or --order");
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n <= 0)
-		die(EXIT_FAILURE, "cannot find my own path: %s", strerror(errno));
-	self[n] = '\0';
+	drop_in_exe(exe, self, sizeof(self));
 
 	if (from) {
 		fd = open(from, O_RDONLY | O_CLOEXEC);
@@ -771,7 +944,8 @@ static int cmd_enable_unit(int argc, char **argv)
 		return EXIT_SUCCESS;
 	}
 	drop_in_path(root, unit, dir, sizeof(dir), file, sizeof(file));
-	mkdir_p(dir);
+	if (mkdir_p(dir))
+		die(EXIT_FAILURE, "cannot create %s: %s", dir, strerror(errno));
 	snprintf(tmp, sizeof(tmp), "%s.new", file);
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0 || write(fd, buf, len) != (ssize_t)len || fsync(fd) || close(fd) ||
@@ -797,7 +971,7 @@ static int cmd_disable_unit(int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		if (c == OPT_ROOT)
-			root = optarg;
+			root = path_arg("disable-unit", "--root", optarg);
 		else if (c == 'h')
 			usage();
 		else
@@ -831,6 +1005,8 @@ int main(int argc, char **argv)
 		{ "disable-unit", cmd_disable_unit },
 	};
 
+	hold_std_fds();
+	atexit(close_stdout);
 	if (argc < 2)
 		die(EXIT_FAILURE, "no command given; try '" PROG " --help'");
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))

@@ -56,6 +56,10 @@ struct fw_pm_scan_arg {
 
 /* Entries read per pread(): one page's worth of pagemap or kpageflags. */
 #define FW_BATCH		512
+/* Present pages buffered by the walk of a mapping (1 MiB), whatever its size. */
+#ifndef FW_CHUNK
+#define FW_CHUNK		(1 << 15)
+#endif
 
 /* The flags cache: open addressing, emptied when it is 3/4 full. */
 #define FW_CACHE_BITS		18
@@ -122,6 +126,7 @@ struct fw_page {
 	uint64_t vfn;
 	uint64_t pfn;
 	uint64_t flags;
+	bool pmd;		/* PMD-mapped, from PAGEMAP_SCAN */
 };
 
 int folio_walk_pmd_order(unsigned int page_shift)
@@ -219,15 +224,20 @@ int folio_walk_folio_order(struct folio_walk *fw, unsigned long addr)
 }
 
 /*
- * The PMD-mapped ranges of [start, end): call @fn for each.  Returns 0,
- * or -1 with errno set.
+ * The regions of [start, end) that PAGEMAP_SCAN finds with every category
+ * of @mask, with their PAGE_IS_HUGE category: call @fn for each, in
+ * address order, until it returns non-zero.  The kernel visits only the
+ * page tables that exist, so the cost follows what is mapped, not the
+ * size of the range.  Returns 0, what @fn returned, or -1 with errno set.
  */
-static int scan_pmd_mapped(int fd, unsigned long start, unsigned long end,
-			   void (*fn)(uint64_t start, uint64_t end, void *arg), void *arg)
+static int scan_regions(int fd, unsigned long start, unsigned long end, uint64_t mask,
+			int (*fn)(uint64_t start, uint64_t end, bool huge, void *arg),
+			void *arg)
 {
 	struct fw_page_region vec[64];
 	struct fw_pm_scan_arg a;
 	long n, i;
+	int ret;
 
 	while (start < end) {
 		memset(&a, 0, sizeof(a));
@@ -235,14 +245,18 @@ static int scan_pmd_mapped(int fd, unsigned long start, unsigned long end,
 		a.start = start;
 		a.end = end;
 		a.vec = (uintptr_t)vec;
-		a.vec_len = 64;
-		a.category_mask = FW_PAGE_IS_PRESENT | FW_PAGE_IS_HUGE;
+		a.vec_len = ARRAY_SIZE(vec);
+		a.category_mask = mask;
 		a.return_mask = FW_PAGE_IS_HUGE;
 		n = ioctl(fd, FW_PAGEMAP_SCAN, &a);
 		if (n < 0)
 			return -1;
-		for (i = 0; i < n; i++)
-			fn(vec[i].start, vec[i].end, arg);
+		for (i = 0; i < n; i++) {
+			ret = fn(vec[i].start, vec[i].end,
+				 vec[i].categories & FW_PAGE_IS_HUGE, arg);
+			if (ret)
+				return ret;
+		}
 		if (a.walk_end <= start)
 			break;
 		start = a.walk_end;
@@ -250,51 +264,70 @@ static int scan_pmd_mapped(int fd, unsigned long start, unsigned long end,
 	return 0;
 }
 
-static void no_region(uint64_t start, uint64_t end, void *arg)
+static int no_region(uint64_t start, uint64_t end, bool huge, void *arg)
 {
 	(void)start;
 	(void)end;
+	(void)huge;
 	(void)arg;
+	return 0;
 }
 
 bool folio_walk_can_scan(void)
 {
+	static int known = -1;
 	uint64_t probe = 1;	/* a present page to scan */
 	unsigned long page = sysconf(_SC_PAGESIZE);
 	unsigned long start = (uintptr_t)&probe & ~(page - 1);
-	int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
-	int ret;
+	int fd;
 
+	if (known >= 0)
+		return known;
+	fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return false;
-	ret = scan_pmd_mapped(fd, start, start + page, no_region, NULL);
+	known = scan_regions(fd, start, start + page, FW_PAGE_IS_PRESENT, no_region,
+			     NULL) == 0;
 	close(fd);
-	return ret == 0;
+	return known;
 }
 
 int folio_walk_open(struct folio_walk *fw, pid_t pid)
 {
 	char path[64];
+	int err;
 
+	fw->pages = NULL;
+	fw->pagemap_fd = fw->kpageflags_fd = -1;
 	snprintf(path, sizeof(path), "/proc/%d/pagemap", (int)pid);
 	fw->pagemap_fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fw->pagemap_fd < 0)
 		return -1;
 	fw->kpageflags_fd = open("/proc/kpageflags", O_RDONLY | O_CLOEXEC);
-	if (fw->kpageflags_fd < 0) {
-		int err = errno;
-
-		close(fw->pagemap_fd);
-		errno = err;
-		return -1;
-	}
+	if (fw->kpageflags_fd < 0)
+		goto err;
+	/* Bounded: however large a mapping is, it is walked in chunks of this. */
+	fw->pages = malloc(FW_CHUNK * sizeof(*fw->pages));
+	if (!fw->pages)
+		goto err;
+	fw->scan = folio_walk_can_scan() && !fw->no_scan;
 	return 0;
+err:
+	err = errno;
+	folio_walk_close(fw);
+	errno = err;
+	return -1;
 }
 
 void folio_walk_close(struct folio_walk *fw)
 {
-	close(fw->pagemap_fd);
-	close(fw->kpageflags_fd);
+	if (fw->pagemap_fd >= 0)
+		close(fw->pagemap_fd);
+	if (fw->kpageflags_fd >= 0)
+		close(fw->kpageflags_fd);
+	free(fw->pages);
+	fw->pages = NULL;
+	fw->pagemap_fd = fw->kpageflags_fd = -1;
 }
 
 /*
@@ -314,60 +347,6 @@ static int read_entries(int fd, uint64_t index, uint64_t *buf, size_t nr)
 	if (got >= 0)
 		errno = got ? EIO : ESRCH;
 	return -1;
-}
-
-/* Present pages of [start, end) with their PFNs and flags; NULL on error. */
-static struct fw_page *read_pages(struct folio_walk *fw, unsigned long start,
-				  unsigned long end, size_t *nr_pages)
-{
-	uint64_t first = start >> fw->page_shift;
-	uint64_t nr = (end - start) >> fw->page_shift;
-	struct fw_page *pages = calloc(nr ? nr : 1, sizeof(*pages));
-	uint64_t buf[FW_BATCH];
-	size_t np = 0, i, j;
-
-	if (!pages)
-		return NULL;
-	for (i = 0; i < nr; i += FW_BATCH) {
-		size_t chunk = nr - i < FW_BATCH ? nr - i : FW_BATCH;
-
-		if (read_entries(fw->pagemap_fd, first + i, buf, chunk))
-			goto err;
-		for (j = 0; j < chunk; j++) {
-			if (!(buf[j] & PM_PRESENT))
-				continue;
-			/* PFN 0 is never a process's page: pagemap hides PFNs. */
-			if (!(buf[j] & PM_PFN_MASK)) {
-				errno = EPERM;
-				goto err;
-			}
-			pages[np].vfn = first + i + j;
-			pages[np].pfn = buf[j] & PM_PFN_MASK;
-			np++;
-		}
-	}
-	/* Flags not in the cache in runs of consecutive PFNs, one read per run. */
-	for (i = 0; i < np; i = j) {
-		if (cache_get(fw->cache, pages[i].pfn, &pages[i].flags)) {
-			j = i + 1;
-			continue;
-		}
-		for (j = i + 1; j < np && j - i < FW_BATCH &&
-		     pages[j].pfn == pages[j - 1].pfn + 1 &&
-		     !cache_get(fw->cache, pages[j].pfn, &pages[j].flags); j++)
-			;
-		if (read_entries(fw->kpageflags_fd, pages[i].pfn, buf, j - i))
-			goto err;
-		for (size_t k = i; k < j; k++) {
-			pages[k].flags = buf[k - i];
-			cache_put(fw->cache, pages[k].pfn, buf[k - i]);
-		}
-	}
-	*nr_pages = np;
-	return pages;
-err:
-	free(pages);
-	return NULL;
 }
 
 static struct folio_counts *counts_of(struct folio_report *out,
@@ -472,29 +451,146 @@ static void account_pmd(struct folio_walk *fw, struct folio_counts *before,
 	cnt->pmd_mapped += pmd_pages;
 }
 
-struct pmd_count {
+/* The walk of one mapping: its present pages, a chunk at a time. */
+struct vma_walk {
 	struct folio_walk *fw;
-	const struct fw_page *pages;
-	size_t np;
-	size_t next;
-	uint64_t file;
-	uint64_t anon;
+	struct folio_report *out;
+	bool maps_only;
+	size_t np;		/* pages in fw->pages */
+	size_t flagged;		/* of which the first have their flags */
+	uint64_t found;		/* present pages seen */
+	uint64_t want;		/* smaps' count of them (0: not known) */
+	uint64_t file_pmd, anon_pmd;	/* PMD-mapped pages (maps_only) */
 };
 
-/* The present pages of one PMD-mapped range, file or anonymous. */
-static void count_pmd_region(uint64_t start, uint64_t end, void *arg)
+/* The kpageflags of the pages that lack them: from the cache, or in runs of PFNs. */
+static int read_flags(struct vma_walk *w)
 {
-	struct pmd_count *pc = arg;
-	uint64_t first = start >> pc->fw->page_shift, last = end >> pc->fw->page_shift;
+	struct folio_walk *fw = w->fw;
+	struct fw_page *pages = fw->pages;
+	uint64_t buf[FW_BATCH];
+	size_t i, j;
 
-	while (pc->next < pc->np && pc->pages[pc->next].vfn < first)
-		pc->next++;
-	for (; pc->next < pc->np && pc->pages[pc->next].vfn < last; pc->next++) {
-		if (pc->pages[pc->next].flags & KPF_ANON)
-			pc->anon++;
-		else
-			pc->file++;
+	for (i = w->flagged; i < w->np; i = j) {
+		if (cache_get(fw->cache, pages[i].pfn, &pages[i].flags)) {
+			j = i + 1;
+			continue;
+		}
+		for (j = i + 1; j < w->np && j - i < FW_BATCH &&
+		     pages[j].pfn == pages[j - 1].pfn + 1 &&
+		     !cache_get(fw->cache, pages[j].pfn, &pages[j].flags); j++)
+			;
+		if (read_entries(fw->kpageflags_fd, pages[i].pfn, buf, j - i))
+			return -1;
+		for (size_t k = i; k < j; k++) {
+			pages[k].flags = buf[k - i];
+			cache_put(fw->cache, pages[k].pfn, buf[k - i]);
+		}
 	}
+	w->flagged = w->np;
+	return 0;
+}
+
+/* Do pages @a and @b (next to it in the buffer) belong to one run? */
+static bool same_run(const struct fw_page *a, const struct fw_page *b)
+{
+	return (a->flags & KPF_THP) && (b->flags & KPF_THP) &&
+	       b->vfn == a->vfn + 1 && b->pfn == a->pfn + 1;
+}
+
+/*
+ * Count the pages buffered.  Unless @last, the run of large-folio pages
+ * at the end of the buffer may go on in the next chunk: it is kept from
+ * its last folio head on (from its start if it has none), so that each
+ * folio and contiguous block is counted whole, as if the mapping were
+ * walked at once.  (A run over the whole buffer with no head but at its
+ * start would be a folio larger than FW_CHUNK pages, which no kernel
+ * makes: it is counted as if the run ended there.)
+ */
+static int flush_pages(struct vma_walk *w, bool last)
+{
+	struct fw_page *pages = w->fw->pages;
+	size_t i, j, cut = w->np;
+
+	if (read_flags(w))
+		return -1;
+	if (!last && w->np && (pages[w->np - 1].flags & KPF_THP)) {
+		size_t s = w->np - 1, h;
+
+		while (s > 0 && same_run(&pages[s - 1], &pages[s]))
+			s--;
+		for (h = w->np - 1; h > s && !(pages[h].flags & KPF_COMPOUND_HEAD); h--)
+			;
+		if (h > 0)
+			cut = h;
+	}
+	for (i = 0; i < cut; i++) {
+		struct folio_counts *c = counts_of(w->out, &pages[i]);
+
+		if (w->maps_only) {
+			c->resident++;
+			if (pages[i].pmd)
+				*(pages[i].flags & KPF_ANON ? &w->anon_pmd : &w->file_pmd) += 1;
+		}
+		if (!(pages[i].flags & KPF_THP))
+			c->small++;
+	}
+	for (i = 0; i < cut; i = j) {
+		if (!(pages[i].flags & KPF_THP)) {
+			j = i + 1;
+			continue;
+		}
+		for (j = i + 1; j < cut && same_run(&pages[j - 1], &pages[j]); j++)
+			;
+		walk_run(w->fw, pages + i, j - i, w->out);
+	}
+	memmove(pages, pages + cut, (w->np - cut) * sizeof(*pages));
+	w->np -= cut;
+	w->flagged = w->np;
+	return 0;
+}
+
+/*
+ * Add the present pages of [start, end) to the walk, reading pagemap a
+ * batch at a time.  Returns 0, 1 once smaps' count of present pages is
+ * reached (the rest of the mapping has none to find), or -1 with errno
+ * set.
+ */
+static int add_range(uint64_t start, uint64_t end, bool pmd, void *arg)
+{
+	struct vma_walk *w = arg;
+	struct folio_walk *fw = w->fw;
+	uint64_t first = start >> fw->page_shift, nr = (end - start) >> fw->page_shift;
+	uint64_t buf[FW_BATCH], i;
+	size_t j;
+
+	for (i = 0; i < nr; i += FW_BATCH) {
+		size_t chunk = nr - i < FW_BATCH ? nr - i : FW_BATCH;
+
+		if (read_entries(fw->pagemap_fd, first + i, buf, chunk))
+			return -1;
+		for (j = 0; j < chunk; j++) {
+			struct fw_page *p;
+
+			if (!(buf[j] & PM_PRESENT))
+				continue;
+			/* PFN 0 is never a process's page: pagemap hides PFNs. */
+			if (!(buf[j] & PM_PFN_MASK)) {
+				errno = EPERM;
+				return -1;
+			}
+			if (w->np == FW_CHUNK && flush_pages(w, false))
+				return -1;
+			p = &fw->pages[w->np++];
+			p->vfn = first + i + j;
+			p->pfn = buf[j] & PM_PFN_MASK;
+			p->pmd = pmd;
+			w->found++;
+		}
+		if (w->want && w->found >= w->want)
+			return 1;
+	}
+	return 0;
 }
 
 int folio_walk_vma(struct folio_walk *fw, const struct vma_info *vma,
@@ -502,52 +598,36 @@ int folio_walk_vma(struct folio_walk *fw, const struct vma_info *vma,
 {
 	uint64_t kb_pages = fw->page_shift - 10;
 	struct folio_report before = *out;
-	struct pmd_count pc = { .fw = fw };
-	uint64_t file_pmd, anon_pmd;
-	struct fw_page *pages;
-	size_t np = 0, i, j;
+	struct vma_walk w = { .fw = fw, .out = out, .maps_only = vma->maps_only };
+	int ret;
 
 	if (!vma->maps_only) {
 		out->anon.resident += vma->anon_kb >> kb_pages;
 		out->file.resident += (vma->rss_kb - vma->anon_kb) >> kb_pages;
 		if (!vma->rss_kb)
 			return 0;
-	}
-	pages = read_pages(fw, vma->start, vma->end, &np);
-	if (!pages)
+		w.want = vma->rss_kb >> kb_pages;
+		w.file_pmd = vma->file_pmd_kb >> kb_pages;
+		w.anon_pmd = vma->anon_pmd_kb >> kb_pages;
+	} else if (!fw->scan) {
+		/* The PMD mappings of a maps_only mapping are known from PAGEMAP_SCAN only. */
+		errno = EOPNOTSUPP;
 		return -1;
-	file_pmd = vma->file_pmd_kb >> kb_pages;
-	anon_pmd = vma->anon_pmd_kb >> kb_pages;
-	if (vma->maps_only) {
-		pc.pages = pages;
-		pc.np = np;
-		if (scan_pmd_mapped(fw->pagemap_fd, vma->start, vma->end, count_pmd_region,
-				    &pc)) {
-			free(pages);
-			return -1;
-		}
-		file_pmd = pc.file;
-		anon_pmd = pc.anon;
-		for (i = 0; i < np; i++)
-			counts_of(out, &pages[i])->resident++;
 	}
-	for (i = 0; i < np; i++)
-		if (!(pages[i].flags & KPF_THP))
-			counts_of(out, &pages[i])->small++;
-	for (i = 0; i < np; i = j) {
-		if (!(pages[i].flags & KPF_THP)) {
-			j = i + 1;
-			continue;
-		}
-		for (j = i + 1; j < np && (pages[j].flags & KPF_THP) &&
-		     pages[j].vfn == pages[j - 1].vfn + 1 &&
-		     pages[j].pfn == pages[j - 1].pfn + 1; j++)
-			;
-		walk_run(fw, pages + i, j - i, out);
-	}
-	free(pages);
-	account_pmd(fw, &before.file, &out->file, file_pmd);
-	account_pmd(fw, &before.anon, &out->anon, anon_pmd);
+	/*
+	 * Only the present pages: PAGEMAP_SCAN finds them where the kernel
+	 * has it; otherwise pagemap is read a batch at a time, until smaps'
+	 * count of them is found.
+	 */
+	if (fw->scan)
+		ret = scan_regions(fw->pagemap_fd, vma->start, vma->end, FW_PAGE_IS_PRESENT,
+				   add_range, &w);
+	else
+		ret = add_range(vma->start, vma->end, false, &w);
+	if (ret < 0 || flush_pages(&w, true))
+		return -1;
+	account_pmd(fw, &before.file, &out->file, w.file_pmd);
+	account_pmd(fw, &before.anon, &out->anon, w.anon_pmd);
 	return 0;
 }
 

@@ -47,6 +47,7 @@ struct folio_report {
 };
 
 struct fw_flags_cache;
+struct fw_page;
 
 struct folio_walk {
 	int pagemap_fd;
@@ -60,6 +61,12 @@ struct folio_walk {
 	 * across processes, whose shared text (libc, ...) is then read once.
 	 */
 	struct fw_flags_cache *cache;
+	/* Set by the caller: walk without PAGEMAP_SCAN, as before 6.7. */
+	bool no_scan;
+	/* Set by folio_walk_open(): PAGEMAP_SCAN finds the present pages. */
+	bool scan;
+	/* The walk's buffer: a bounded chunk of a mapping's present pages. */
+	struct fw_page *pages;
 };
 
 /* A cache for folio_walk.cache; NULL if out of memory. */
@@ -92,13 +99,16 @@ int folio_walk_pfns_visible(unsigned int page_shift);
 
 /*
  * Whether this kernel has the PAGEMAP_SCAN ioctl (6.7 and later), which
- * the walk of a maps_only mapping needs to find PMD mappings.
+ * the walk of a maps_only mapping needs to find PMD mappings, and with
+ * which every walk visits only the present pages of a mapping.
  */
 bool folio_walk_can_scan(void);
 
 /*
  * Open the pagemap of @pid and /proc/kpageflags (both need root to show
- * PFNs).  Returns 0, or -1 with errno set.
+ * PFNs), and allocate the walk's buffer, whose size does not depend on
+ * the process.  Returns 0, or -1 with errno set (ENOMEM: this program is
+ * out of memory, which says nothing of the process).
  */
 int folio_walk_open(struct folio_walk *fw, pid_t pid);
 void folio_walk_close(struct folio_walk *fw);
@@ -108,8 +118,12 @@ void folio_walk_close(struct folio_walk *fw);
  * caller zeroes, so that mappings can be rolled up).  A mapping from
  * smaps comes with its resident and PMD-mapped counts; for one from maps
  * (maps_only) the walk takes them from pagemap and PAGEMAP_SCAN.
+ * Its cost follows the resident pages, not the size of the mapping:
+ * with PAGEMAP_SCAN only present pages are read, and without it (kernels
+ * before 6.7, or no_scan) pagemap is read until smaps' count of resident
+ * pages is found; memory is bounded by the walk's buffer.
  * Returns 0, or -1 with errno set: EPERM if pagemap hides page frame
- * numbers.
+ * numbers, EOPNOTSUPP for a maps_only mapping without PAGEMAP_SCAN.
  */
 int folio_walk_vma(struct folio_walk *fw, const struct vma_info *vma,
 		   struct folio_report *out);

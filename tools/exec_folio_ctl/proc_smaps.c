@@ -25,8 +25,11 @@ int smaps_parse_header(const char *line, struct vma_info *vma)
 	path = line + n;
 	path += strspn(path, " \t");
 	len = strcspn(path, "\n");
-	if (len >= sizeof(vma->path))
+	if (len >= sizeof(vma->path)) {
+		/* Said in both outputs, never cut silently. */
 		len = sizeof(vma->path) - 1;
+		vma->path_truncated = true;
+	}
 	memcpy(vma->path, path, len);
 	vma->path[len] = '\0';
 	return 0;

@@ -16,6 +16,7 @@ struct vma_info {
 	char perms[5];			/* "r-xp" */
 	unsigned long long inode;
 	char path[PATH_MAX];		/* empty for anonymous memory */
+	bool path_truncated;		/* the kernel's path was longer: cut */
 	uint64_t rss_kb;
 	uint64_t anon_kb;		/* Anonymous */
 	uint64_t anon_pmd_kb;		/* AnonHugePages */

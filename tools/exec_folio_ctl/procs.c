@@ -12,7 +12,6 @@
 #include "procs.h"
 #include "util.h"
 
-#define CGROUP_MAX_DEPTH	64
 #define CGROUP_MAX_ROOTS	4
 
 static int list_add(struct pid_list *l, pid_t pid, bool listed)
@@ -80,44 +79,104 @@ static int add_procs_file(struct pid_list *l, const char *dir)
 	return ret;
 }
 
-static int add_cgroup(struct pid_list *l, const char *dir, int depth)
-{
-	char sub[PATH_MAX];
-	struct dirent *de;
-	DIR *d;
-	int ret;
+/* A stack of directory paths on the heap, for walks of any depth. */
+struct dir_stack {
+	char **v;
+	size_t nr, cap;
+};
 
-	if (depth > CGROUP_MAX_DEPTH) {
-		errno = ELOOP;
+static int stack_push(struct dir_stack *st, const char *dir, const char *name)
+{
+	char path[PATH_MAX];
+
+	if (snprintf(path, sizeof(path), "%s%s%s", dir, name ? "/" : "", name ? name : "") >=
+	    (int)sizeof(path)) {
+		errno = ENAMETOOLONG;
 		return -1;
 	}
-	ret = add_procs_file(l, dir);
-	if (ret)
-		return ret;
-	d = opendir(dir);
-	if (!d)
-		return -1;
-	while ((de = readdir(d))) {
-		if (de->d_type != DT_DIR || de->d_name[0] == '.')
-			continue;
-		if (snprintf(sub, sizeof(sub), "%s/%s", dir, de->d_name) >= (int)sizeof(sub)) {
-			errno = ENAMETOOLONG;
-			ret = -1;
-			break;
-		}
-		/* A cgroup removed meanwhile is no error. */
-		if (add_cgroup(l, sub, depth + 1) && errno != ENOENT) {
-			ret = -1;
-			break;
-		}
+	if (st->nr == st->cap) {
+		size_t cap = st->cap ? 2 * st->cap : 64;
+		char **v = realloc(st->v, cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		st->v = v;
+		st->cap = cap;
 	}
-	closedir(d);
+	st->v[st->nr] = strdup(path);
+	if (!st->v[st->nr])
+		return -1;
+	st->nr++;
+	return 0;
+}
+
+/*
+ * Call @fn for @root and every directory below it, depth first and in
+ * directory order, as a recursive walk would, but with the paths on a
+ * stack on the heap: a cgroup2 tree may be deeper than any fixed limit.
+ * @skip (NULL: none) is a name not entered right below @root.  A
+ * directory removed meanwhile (ENOENT) is no error, unless it is @root.
+ * With @lenient, one that cannot be read is passed over (a search).
+ * @fn returns 0 to go on, or what the walk returns: 1 (found), or -1
+ * with errno set.  Returns 0 once every directory was visited.
+ */
+static int walk_dirs(const char *root, const char *skip, bool lenient,
+		     int (*fn)(const char *dir, bool top, void *arg), void *arg)
+{
+	struct dir_stack st = { 0 };
+	bool top = true;
+	int ret = 0;
+
+	if (stack_push(&st, root, NULL))
+		return -1;
+	while (!ret && st.nr) {
+		char *dir = st.v[--st.nr];
+		struct dirent *de;
+		size_t base;
+		DIR *d;
+
+		ret = fn(dir, top, arg);
+		if (ret < 0 && errno == ENOENT && !top)
+			ret = 0;
+		d = ret ? NULL : opendir(dir);
+		if (!ret && !d && !lenient && (errno != ENOENT || top))
+			ret = -1;
+		base = st.nr;
+		while (d && !ret && (de = readdir(d))) {
+			if (de->d_type != DT_DIR || de->d_name[0] == '.' ||
+			    (top && skip && !strcmp(de->d_name, skip)))
+				continue;
+			ret = stack_push(&st, dir, de->d_name);
+		}
+		if (d)
+			closedir(d);
+		/* Pushed in directory order: reversed, the first is walked first. */
+		for (size_t i = base, j = st.nr; !ret && i + 1 < j; i++, j--) {
+			char *t = st.v[i];
+
+			st.v[i] = st.v[j - 1];
+			st.v[j - 1] = t;
+		}
+		free(dir);
+		top = false;
+	}
+	while (st.nr)
+		free(st.v[--st.nr]);
+	free(st.v);
 	return ret;
+}
+
+static int add_dir(const char *dir, bool top, void *arg)
+{
+	(void)top;
+	return add_procs_file(arg, dir);
 }
 
 int pid_list_add_cgroup(struct pid_list *l, const char *dir)
 {
-	return add_cgroup(l, dir, 0);
+	int ret = walk_dirs(dir, NULL, false, add_dir, l);
+
+	return ret < 0 ? -1 : 0;
 }
 
 static int is_cgroup_dir(const char *dir)
@@ -181,37 +240,33 @@ int cgroup_resolve(const char *arg, char *dir, size_t len)
 	return -1;
 }
 
+struct find_arg {
+	const char *name;
+	char *out;
+	size_t len;
+};
+
+static int match_dir(const char *dir, bool top, void *arg)
+{
+	struct find_arg *f = arg;
+	const char *base = strrchr(dir, '/');
+
+	if (top || strcmp(base ? base + 1 : dir, f->name))
+		return 0;
+	snprintf(f->out, f->len, "%s", dir);
+	return 1;
+}
+
 /*
  * Depth-first search below @dir for a directory called @name, not
- * descending into @skip (NULL: none) right below @dir.
+ * descending into @skip (NULL: none) right below @dir.  Returns 1 if
+ * found (in @out), else 0.
  */
-static int find_dir(const char *dir, const char *name, const char *skip, int depth,
-		    char *out, size_t len)
+static int find_dir(const char *dir, const char *name, const char *skip, char *out, size_t len)
 {
-	char sub[PATH_MAX];
-	struct dirent *de;
-	int found = 0;
-	DIR *d;
+	struct find_arg f = { name, out, len };
 
-	if (depth > CGROUP_MAX_DEPTH)
-		return 0;
-	d = opendir(dir);
-	if (!d)
-		return 0;
-	while (!found && (de = readdir(d))) {
-		if (de->d_type != DT_DIR || de->d_name[0] == '.')
-			continue;
-		if (snprintf(sub, sizeof(sub), "%s/%s", dir, de->d_name) >= (int)sizeof(sub))
-			continue;
-		if (!strcmp(de->d_name, name)) {
-			snprintf(out, len, "%s", sub);
-			found = 1;
-		} else if (!skip || strcmp(de->d_name, skip)) {
-			found = find_dir(sub, name, NULL, depth + 1, out, len);
-		}
-	}
-	closedir(d);
-	return found;
+	return walk_dirs(dir, skip, true, match_dir, &f) == 1;
 }
 
 int cgroup_find_unit(const char *name, char *dir, size_t len)
@@ -239,10 +294,10 @@ int cgroup_find_unit(const char *name, char *dir, size_t len)
 	 */
 	for (r = 0; r < nr; r++)
 		if (snprintf(sys, sizeof(sys), "%s/system.slice", roots[r]) < (int)sizeof(sys) &&
-		    find_dir(sys, unit, NULL, 1, dir, len))
+		    find_dir(sys, unit, NULL, dir, len))
 			return 0;
 	for (r = 0; r < nr; r++)
-		if (find_dir(roots[r], unit, "system.slice", 0, dir, len))
+		if (find_dir(roots[r], unit, "system.slice", dir, len))
 			return 0;
 	errno = ENOENT;
 	return -1;

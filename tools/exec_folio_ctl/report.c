@@ -15,6 +15,19 @@
 /* Unreadable processes named one by one on stderr; the rest are counted. */
 #define REPORT_MAX_NAMED	10
 
+/* The error of the first write to the report's output that failed; 0: none. */
+static int out_errno;
+
+/* Has writing @out failed?  Called right after each write, errno is its own. */
+static bool out_failed(FILE *out)
+{
+	if (!ferror(out))
+		return false;
+	if (!out_errno)
+		out_errno = errno ? errno : EIO;
+	return true;
+}
+
 static unsigned long long pages_kb(const struct report_opts *o, uint64_t pages)
 {
 	return (unsigned long long)(pages << o->page_shift) >> 10;
@@ -181,12 +194,15 @@ static int walk_text(const struct vma_info *vma, void *arg)
 			pw->nr_maps ? "," : "", vma->start, vma->end, vma->perms,
 			vma->pgoff);
 		json_string(pw->out, vma->path);
+		if (vma->path_truncated)
+			fputs(", \"path_truncated\": true", pw->out);
 		fputs(", \"text\": ", pw->out);
 		print_counts(o, pw->out, &one.file);
 		fputc('}', pw->out);
 	} else {
-		fprintf(pw->out, "%d: %016lx-%016lx %s %08llx %s\n", (int)pw->pid,
-			vma->start, vma->end, vma->perms, vma->pgoff, vma->path);
+		fprintf(pw->out, "%d: %016lx-%016lx %s %08llx %s%s\n", (int)pw->pid,
+			vma->start, vma->end, vma->perms, vma->pgoff, vma->path,
+			vma->path_truncated ? " (path truncated)" : "");
 		print_counts(o, pw->out, &one.file);
 	}
 	pw->nr_maps++;
@@ -255,6 +271,7 @@ static int report_pid(const struct report_opts *o, pid_t pid, FILE *out,
 	pw.fw.nr_cont = 1;
 	pw.fw.cont_orders[0] = o->cont_order;
 	pw.fw.cache = cache;
+	pw.fw.no_scan = o->no_scan;
 	if (folio_walk_open(&pw.fw, pid)) {
 		err = errno;
 		if (err == ESRCH && kernel_thread(pid))
@@ -295,6 +312,7 @@ static int report_pid(const struct report_opts *o, pid_t pid, FILE *out,
 	}
 	if (!ret) {
 		fwrite(buf, 1, len, out);
+		out_failed(out);
 		folio_report_add(total, &pw.sum);
 		if (o->json && !o->rollup_only)
 			(*nr_json)++;
@@ -375,6 +393,10 @@ static void report_one(struct run *r, pid_t pid, bool listed)
 		ret = report_pid(r->o, pid, r->out, &r->total, &r->nr_json, r->cache);
 	if (ret == 0) {
 		r->nr_procs++;
+	} else if (ret < 0 && errno == ENOMEM) {
+		/* This program's memory, not the process: never "unreadable". */
+		fprintf(stderr, "exec_folio_ctl: out of memory reading process %d\n", (int)pid);
+		r->failed = 1;
 	} else if (ret < 0 && listed) {
 		skip_pid(&r->skips, pid, errno);
 	} else if (ret < 0) {
@@ -394,7 +416,8 @@ static int report_all(struct run *r)
 		fprintf(stderr, "exec_folio_ctl: cannot read /proc: %s\n", strerror(errno));
 		return -1;
 	}
-	while ((de = readdir(d))) {
+	/* Once the output has failed, reading more processes is for nothing. */
+	while (!out_errno && (de = readdir(d))) {
 		char *end;
 		long pid = strtol(de->d_name, &end, 10);
 
@@ -420,8 +443,13 @@ int report_run(const struct report_opts *o, const struct pid_list *pl, FILE *out
 		folio_walk_cache_free(r.cache);
 		return 1;
 	}
-	for (size_t i = 0; pl && i < pl->nr; i++)
+	for (size_t i = 0; pl && i < pl->nr && !out_errno; i++)
 		report_one(&r, pl->pids[i], pl->listed[i]);
+	if (out_errno) {
+		folio_walk_cache_free(r.cache);
+		errno = out_errno;
+		return -1;
+	}
 	if (o->json) {
 		fprintf(out, "\n  ],\n  \"processes_reported\": %d", r.nr_procs);
 		print_skips(o, &r.skips, out);
@@ -437,5 +465,9 @@ int report_run(const struct report_opts *o, const struct pid_list *pl, FILE *out
 		}
 	}
 	folio_walk_cache_free(r.cache);
+	if (out_failed(out)) {
+		errno = out_errno;
+		return -1;
+	}
 	return r.failed || r.skips.unreadable;
 }

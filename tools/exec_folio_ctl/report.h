@@ -15,6 +15,7 @@ struct report_opts {
 	bool rollup_only;		/* only the sum over all processes */
 	bool contpte;			/* one TLB entry maps a cont block (arm64) */
 	bool maps;			/* read maps, not smaps: PAGEMAP_SCAN works */
+	bool no_scan;			/* walk without PAGEMAP_SCAN (a test of 5.x) */
 	unsigned int page_shift;
 	unsigned int pmd_order;
 	unsigned int cont_order;	/* contpte block to count, 64K by default */
@@ -27,7 +28,8 @@ struct report_opts {
  * (--all, a cgroup) that exits meanwhile is skipped and counted (on
  * stderr in text, in "skipped" in JSON); one that cannot be read for
  * another reason is skipped, counted and named on stderr, and makes the
- * result 1.  Returns 0 or 1.
+ * result 1.  Returns 0 or 1, or -1 with errno set if writing @out failed:
+ * the walk stops at the first write that fails, and errno is its own.
  */
 int report_run(const struct report_opts *o, const struct pid_list *pl, FILE *out);
 

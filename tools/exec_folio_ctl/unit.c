@@ -2,6 +2,7 @@
 /* "enable-unit": the systemd drop-in that wraps a service's commands. */
 #define _GNU_SOURCE
 #include <ctype.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -91,6 +92,37 @@ fail:
 	return -1;
 }
 
+/*
+ * @path as the first word of a systemd command line: '%' is a specifier
+ * there, so it is doubled ('$' is expanded in arguments only); a path with a space, a
+ * quote, a backslash or a control byte is put in double quotes, with '"'
+ * and '\' escaped.  A plain path is written as it is.
+ */
+static void write_exe(FILE *out, const char *path)
+{
+	bool quote = false;
+	const char *p;
+
+	for (p = path; *p; p++)
+		if ((unsigned char)*p <= ' ' || strchr("\"'\\;", *p) || *p == 0x7f)
+			quote = true;
+	if (quote)
+		fputc('"', out);
+	for (p = path; *p; p++) {
+		if (*p == '%')
+			fputc(*p, out);
+		else if (quote && (*p == '"' || *p == '\\'))
+			fputc('\\', out);
+		else if (quote && ((unsigned char)*p < ' ' || *p == 0x7f)) {
+			fprintf(out, "\\x%02x", (unsigned char)*p);
+			continue;
+		}
+		fputc(*p, out);
+	}
+	if (quote)
+		fputc('"', out);
+}
+
 int unit_write_drop_in(FILE *out, const char *ctl, const char *policy, char **cmds, int nr,
 		       char *err, size_t errlen)
 {
@@ -105,7 +137,7 @@ int unit_write_drop_in(FILE *out, const char *ctl, const char *policy, char **cm
 				 cmds[i]);
 			return -1;
 		}
-		if (strstr(cmds[i], "exec_folio_ctl exec")) {
+		if (strstr(cmds[i], "exec_folio_ctl exec") || strstr(cmds[i], "exec_folio_ctl\" exec")) {
 			snprintf(err, errlen, "ExecStart=%s already runs exec_folio_ctl exec",
 				 cmds[i]);
 			return -1;
@@ -118,8 +150,9 @@ int unit_write_drop_in(FILE *out, const char *ctl, const char *policy, char **cm
 	for (i = 0; i < nr; i++) {
 		size_t prefix = strspn(cmds[i], "-@:+!");
 
-		fprintf(out, "ExecStart=%.*s%s exec %s -- %s\n", (int)prefix, cmds[i], ctl, policy,
-			cmds[i] + prefix);
+		fprintf(out, "ExecStart=%.*s", (int)prefix, cmds[i]);
+		write_exe(out, ctl);
+		fprintf(out, " exec %s -- %s\n", policy, cmds[i] + prefix);
 	}
 	return 0;
 }

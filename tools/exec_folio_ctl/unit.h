@@ -23,7 +23,9 @@
 int unit_exec_starts(const char *text, char *cmds[UNIT_MAX_EXEC], char *err, size_t errlen);
 
 /*
- * Write the drop-in that wraps @cmds in "@ctl exec @policy --" to @out.
+ * Write the drop-in that wraps @cmds in "@ctl exec @policy --" to @out;
+ * @ctl is quoted and escaped for systemd ('%' doubled, quotes where it
+ * has a space or a quote).
  * Returns 0, or -1 with a message in @err (a command whose argv[0] is
  * set apart with '@' cannot be wrapped).
  */
