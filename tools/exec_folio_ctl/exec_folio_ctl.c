@@ -287,8 +287,11 @@ static void status_json_absent(int err, int pmd)
 	char word[KNOB_WORD_LEN], reason[256];
 	bool line = proc_policy_word(getpid(), word, sizeof(word)) == 0;
 
-	printf("{\"schema\": \"exec-folio-status\", \"version\": %d, \"exec_folio_size\": null, \"accepted\": [], \"page_size\": %lu, \"pmd_size\": ",
-	       JSON_SCHEMA_VERSION, page_size());
+	printf("{\"schema\": \"exec-folio-status\", \"version\": %d, ",
+	       JSON_SCHEMA_VERSION);
+	printf("\"exec_folio_size\": null, \"accepted\": [], \"page_size\": %lu, ",
+	       page_size());
+	fputs("\"pmd_size\": ", stdout);
 	if (pmd >= 0)
 		printf("%llu", (unsigned long long)page_size() << pmd);
 	else
@@ -608,7 +611,8 @@ static int cmd_report(int argc, char **argv)
 			all = 1;
 			break;
 		case 'g':
-			if (cgroup_resolve(path_arg("report", "--cgroup", optarg), dir, sizeof(dir)))
+			if (cgroup_resolve(path_arg("report", "--cgroup", optarg), dir,
+					   sizeof(dir)))
 				die(EXIT_FAILURE, "report: no cgroup '%s'", optarg);
 			if (pid_list_add_cgroup(&pl, dir))
 				die(EXIT_FAILURE, "cannot read cgroup %s: %s", dir,
@@ -630,7 +634,7 @@ static int cmd_report(int argc, char **argv)
 			o.json = true;
 			break;
 		case 'c':
-			/* Also as report prints it: "64kB" is 65536 there, as in the kernel's kB. */
+			/* Also as report prints it: "64kB" is 65536, the kernel's kB. */
 			if (parse_report_size(optarg, &bytes) || size_order(bytes) < 1)
 				die(EXIT_FAILURE, "report: invalid --cont size '%s'", optarg);
 			break;

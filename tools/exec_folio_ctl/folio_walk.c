@@ -58,7 +58,7 @@ struct fw_pm_scan_arg {
 #define FW_BATCH		512
 /* Present pages buffered by the walk of a mapping (1 MiB), whatever its size. */
 #ifndef FW_CHUNK
-#define FW_CHUNK		(1 << 15)
+#define FW_CHUNK		32768
 #endif
 
 /* The flags cache: open addressing, emptied when it is 3/4 full. */
@@ -298,7 +298,8 @@ int folio_walk_open(struct folio_walk *fw, pid_t pid)
 	int err;
 
 	fw->pages = NULL;
-	fw->pagemap_fd = fw->kpageflags_fd = -1;
+	fw->pagemap_fd = -1;
+	fw->kpageflags_fd = -1;
 	snprintf(path, sizeof(path), "/proc/%d/pagemap", (int)pid);
 	fw->pagemap_fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fw->pagemap_fd < 0)
@@ -327,7 +328,8 @@ void folio_walk_close(struct folio_walk *fw)
 		close(fw->kpageflags_fd);
 	free(fw->pages);
 	fw->pages = NULL;
-	fw->pagemap_fd = fw->kpageflags_fd = -1;
+	fw->pagemap_fd = -1;
+	fw->kpageflags_fd = -1;
 }
 
 /*

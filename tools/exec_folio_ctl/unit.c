@@ -109,11 +109,11 @@ static void write_exe(FILE *out, const char *path)
 	if (quote)
 		fputc('"', out);
 	for (p = path; *p; p++) {
-		if (*p == '%')
+		if (*p == '%') {
 			fputc(*p, out);
-		else if (quote && (*p == '"' || *p == '\\'))
+		} else if (quote && (*p == '"' || *p == '\\')) {
 			fputc('\\', out);
-		else if (quote && ((unsigned char)*p < ' ' || *p == 0x7f)) {
+		} else if (quote && ((unsigned char)*p < ' ' || *p == 0x7f)) {
 			fprintf(out, "\\x%02x", (unsigned char)*p);
 			continue;
 		}
@@ -137,7 +137,8 @@ int unit_write_drop_in(FILE *out, const char *ctl, const char *policy, char **cm
 				 cmds[i]);
 			return -1;
 		}
-		if (strstr(cmds[i], "exec_folio_ctl exec") || strstr(cmds[i], "exec_folio_ctl\" exec")) {
+		if (strstr(cmds[i], "exec_folio_ctl exec") ||
+		    strstr(cmds[i], "exec_folio_ctl\" exec")) {
 			snprintf(err, errlen, "ExecStart=%s already runs exec_folio_ctl exec",
 				 cmds[i]);
 			return -1;
