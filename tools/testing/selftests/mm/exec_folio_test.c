@@ -1328,9 +1328,10 @@ static void thp_enabled_read(char *word, size_t len)
 	}
 }
 
-static int thp_enabled_write(const char *word)
+/* Write @word to the file at @path from offset 0, as one write; 0 or -1. */
+static int write_word(const char *path, const char *word)
 {
-	int fd = open(THP_ENABLED, O_WRONLY);
+	int fd = open(path, O_WRONLY);
 	ssize_t n;
 
 	if (fd < 0)
@@ -1356,12 +1357,12 @@ TEST_F(policy, auto_respects_thp_enabled_never)
 		SKIP(return, "a PMD is larger than the 2M cap with this page size");
 	thp_enabled_read(saved, sizeof(saved));
 	ASSERT_NE(saved[0], '\0');
-	ASSERT_EQ(thp_enabled_write("never"), 0);
+	ASSERT_EQ(write_word(THP_ENABLED, "never"), 0);
 	ret = knob_set("auto") ? -1 :
 	      measure("bigtext-2m", "bigtext-2m@auto+thp-never", &tw);
 	ret2m = knob_set("2M") ? -1 :
 		measure("bigtext-2m", "bigtext-2m@2M+thp-never", &tw2m);
-	ASSERT_EQ(thp_enabled_write(saved), 0);
+	ASSERT_EQ(write_word(THP_ENABLED, saved), 0);
 	ASSERT_EQ(ret, 0);
 	ASSERT_EQ(ret2m, 0);
 	EXPECT_EQ(tw.report.file.pmd_mapped, 0);
@@ -1417,15 +1418,9 @@ TEST_F(policy, nohugepage_text_gets_no_pmd_folio)
 static int write_long(const char *path, long val)
 {
 	char buf[32];
-	int fd, len, ret;
 
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return -1;
-	len = snprintf(buf, sizeof(buf), "%ld", val);
-	ret = write(fd, buf, len) == len ? 0 : -1;
-	close(fd);
-	return ret;
+	snprintf(buf, sizeof(buf), "%ld", val);
+	return write_word(path, buf);
 }
 
 /*
