@@ -299,14 +299,24 @@ lkdtm_case SPINLOCKUP 'WARNING: lock held when returning to user space|BUG: sche
 # fail, everything else must still pass.  Then the tree is put back and
 # the kernel rebuilt.
 # control_revert SUBJECTS: revert those commits of $build/src in its
-# work tree, newest first.
+# work tree, newest first; "patch:FILE" applies FILE (of this repository)
+# instead, for a revert git cannot do (tests/controls/).
 control_revert() {
-	local IFS=';' s c
+	local IFS=';' s c n
 	for s in $1; do
-		c=$(git -C "$build/src" log --format=%h -F --grep="$s" -n1 base..HEAD)
-		[ -n "$c" ] || { echo "control: no commit '$s'" >&2; return 1; }
+		if [ "${s#patch:}" != "$s" ]; then
+			git -C "$build/src" apply "$repo/${s#patch:}" || return 1
+			echo "control: applied ${s#patch:}"
+			continue
+		fi
+		# The commit whose subject is exactly S: --grep would search
+		# whole messages, and a later patch's message may quote S.
+		c=$(git -C "$build/src" log --format='%h%x09%s' base..HEAD |
+			awk -F '\t' -v s="$s" '$2 == s { print $1 }')
+		n=$(printf '%s' "$c" | grep -c .)
+		[ "$n" = 1 ] || { echo "control: $n commits with the subject '$s'" >&2; return 1; }
 		git -C "$build/src" revert --no-commit "$c" || return 1
-		echo "control: reverted $c $s"
+		echo "control: reverted $c $(git -C "$build/src" log -1 --format=%s "$c")"
 	done
 }
 control() {
@@ -407,7 +417,7 @@ for ps in $arm64_sizes; do
 				"$smallfs" "selftest EXEC_FOLIO_DIR=/mnt/exec-folio EXEC_FOLIO_SMALL_DIR=/mnt/ext2 /tests/bin/exec_folio_test -t small_folio_fs_exec_reads_like_data -t boot_policy_distribution"
 		fi ;;
 	64k)
-		control whole-folio 64k "mm/filemap: map entire large folio faultaround;mm/fault: try to map the entire file folio in finish_fault()" \
+		control whole-folio 64k "patch:tests/controls/whole-folio.patch" \
 			"selftest $selftest" "contpte sh /tests/bin/contpte.sh" ;;
 	esac
 done

@@ -116,14 +116,19 @@ measured() { good | sed "s/^GUEST-DONE$/GUEST-BEGIN utility\nok - exec --size 64
 verdict expect-measured-name 0 --expect "$tmp/expect-measured.txt" < <(measured 97)
 why='expected utility set 16K round-trips is missing .1 of 2.' verdict expect-repeated-name-missing 1 --expect "$tmp/expect-measured.txt" < <(measured 97 | grep -v 'set 32K')
 
-# Negative controls: a result marked MUST-FAIL must fail, and its step
-# must exit non-zero; one that passes is a failure of the control.
-printf 'kunit exec_folio\nselftest policy.one # MUST-FAIL\nselftest policy.two # SKIP-OK\n' > "$tmp/expect-control.txt"
-control() { good | sed 's/^ok 1 policy.one$/not ok 1 policy.one/; s/GUEST-END selftest rc=0/GUEST-END selftest rc=1/'; }
+# Negative controls: a result marked MUST-FAIL must fail, saying what
+# its pattern matches, and its step must exit non-zero; one that passes,
+# or fails for another reason (a crash, a failed setup), is a failure of
+# the control, and a MUST-FAIL without a pattern is refused.
+printf 'kunit exec_folio\nselftest policy.one # MUST-FAIL /kernel 0 kB/\nselftest policy.two # SKIP-OK\n' > "$tmp/expect-control.txt"
+control() { good | sed 's/^ok 1 policy.one$/# policy.one: report 10240 kB, kernel 0 kB\nnot ok 1 policy.one/; s/GUEST-END selftest rc=0/GUEST-END selftest rc=1/'; }
 verdict control-fails-as-it-must 0 --expect "$tmp/expect-control.txt" < <(control)
 why='policy.one must fail here' verdict control-that-passes 1 --expect "$tmp/expect-control.txt" < <(good)
 why='step selftest exited 0 .it has results that must fail' verdict control-step-exit-0 1 --expect "$tmp/expect-control.txt" < <(control | sed 's/GUEST-END selftest rc=1/GUEST-END selftest rc=0/')
 why='selftest policy.one .* is not in the expected list|policy.one must fail' verdict control-skip-is-no-failure 1 --expect "$tmp/expect-control.txt" < <(good | sed 's/^ok 1 policy.one$/ok 1 policy.one # SKIP no knob/')
+why='policy.one failed, but not as it must' verdict control-fails-for-another-reason 1 --expect "$tmp/expect-control.txt" < <(control | sed 's/kernel 0 kB/cannot open the helper/')
+printf 'kunit exec_folio\nselftest policy.one # MUST-FAIL\nselftest policy.two # SKIP-OK\n' > "$tmp/expect-nopattern.txt"
+why='MUST-FAIL" needs /PATTERN/' verdict control-needs-a-pattern 1 --expect "$tmp/expect-nopattern.txt" < <(control)
 
 # expect-from-log.py: a list from a good log accepts that log (and warns
 # about each SKIP it allowed); it refuses to write one from a failed log.

@@ -24,10 +24,15 @@ per result ("ok - ..." / "not ok - ..."):
     kunit <suite>               a top-level KUnit suite
     <step> # NO-TAP             a step that prints no TAP result
     ... # SKIP-OK               (after a result) it may SKIP
-    ... # MUST-FAIL             (after a result) it must fail: a
+    ... # MUST-FAIL /RE/        (after a result) it must fail: a
                                 negative control, a kernel built
                                 without the patch the test is for; its
-                                step must then exit non-zero too
+                                step must then exit non-zero too, and
+                                the failure must say what RE (a Python
+                                regular expression) matches, in its
+                                result line or the lines its test
+                                printed before it, so that a crash or
+                                a failed setup is not taken for it
 
 Lines starting with "#" are comments.  The run fails on a result listed
 but missing, on a result not listed (extra), and on a SKIP not marked
@@ -61,7 +66,7 @@ SPLAT = re.compile(r'(BUG:|WARNING:|Oops|KASAN:|KFENCE:|UBSAN:|'
 # optional "# SKIP why" directive.
 TAP = re.compile(r'^(not ok|ok)(?: \d+(?: -)?| -) (.*?)'
                  r'(?:\s+#\s*(SKIP|skip|Skip)\b(.*))?$')
-DIRECTIVE = re.compile(r'^(.*?)\s+#\s*(SKIP-OK|NO-TAP|MUST-FAIL)\s*$')
+DIRECTIVE = re.compile(r'^(.*?)\s+#\s*(SKIP-OK|NO-TAP|MUST-FAIL)(?:\s+/(.*)/)?\s*$')
 
 
 def name_key(name):
@@ -78,6 +83,10 @@ class Console:
         # results: (where, name, status, why), where "kunit" or the
         # step, status "ok", "not ok" or "skip".
         self.results = []
+        # For each result, the lines its step printed since the result
+        # before it, its own line last: what a failure said.
+        self.context = []
+        pending = []
         self.begun = []             # steps in GUEST-BEGIN order
         self.steps = []             # (step, rc) from GUEST-END
         self.tap_steps = set()      # steps with at least one TAP result
@@ -95,6 +104,7 @@ class Console:
             if line.startswith('GUEST-BEGIN '):
                 step = line.split(' ', 1)[1].strip()
                 self.begun.append(step)
+                pending = []
                 continue
             if line.startswith('GUEST-END '):
                 m = re.match(r'GUEST-END (\S+) rc=(\d+)', line)
@@ -108,27 +118,39 @@ class Console:
                 self.dists.append(line[len('# folio-dist '):])
             m = TAP.match(line)
             if not m:
+                pending.append(line)
                 continue
             ok, name, skip, why = m.group(1) == 'ok', m.group(2), m.group(3), m.group(4)
             status = 'skip' if skip and ok else 'ok' if ok else 'not ok'
             self.results.append((step or 'kunit', name.strip(), status,
                                  (why or '').strip()))
+            self.context.append('\n'.join(pending[-200:] + [line]))
+            pending = []
             if step is not None:
                 self.tap_steps.add(step)
 
 
 def read_expect(path):
-    """The --expect list: ([(where, name, directive)], {no-TAP steps}, [errors])."""
+    """The --expect list: ([(where, name, directive, pattern)], {no-TAP steps}, [errors])."""
     expected, no_tap, bad = [], set(), []
     with open(path) as f:
         for n, raw in enumerate(f, 1):
             line = raw.strip()
             if not line or line.startswith('#'):
                 continue
-            directive = None
+            directive = pattern = None
             m = DIRECTIVE.match(line)
             if m:
                 line, directive = m.group(1).strip(), m.group(2)
+                if m.group(3) is not None:
+                    try:
+                        pattern = re.compile(m.group(3))
+                    except re.error as e:
+                        bad.append(f'line {n}: bad pattern /{m.group(3)}/: {e}')
+                        continue
+            if directive == 'MUST-FAIL' and pattern is None:
+                bad.append(f'line {n}: "# MUST-FAIL" needs /PATTERN/, what the failure must say')
+                continue
             parts = line.split(None, 1)
             if directive == 'NO-TAP':
                 if len(parts) != 1:
@@ -138,7 +160,7 @@ def read_expect(path):
             elif len(parts) != 2:
                 bad.append(f'line {n}: want "<step> <test name>" or "kunit <suite>"')
             else:
-                expected.append((parts[0], parts[1], directive))
+                expected.append((parts[0], parts[1], directive, pattern))
     return expected, no_tap, bad
 
 
@@ -179,20 +201,29 @@ def main():
         no_tap |= more_no_tap
         for b in bad:
             report(False, f'expected-results list {args.expect}: {b}')
-    skip_ok, must_fail = {}, set()
+    skip_ok, must_fail = {}, {}
     if expected is not None:
-        for where, name, directive in expected:
+        for where, name, directive, pattern in expected:
             k = (where, name_key(name))
             skip_ok[k] = skip_ok.get(k, False) or directive == 'SKIP-OK'
             if directive == 'MUST-FAIL':
-                must_fail.add(k)
+                must_fail[k] = pattern
     fail_steps = {w for w, _ in must_fail}
 
-    for where, name, status, why in con.results:
+    for (where, name, status, why), said in zip(con.results, con.context):
         what = f'{where} {name}'
         if (where, name_key(name)) in must_fail:
-            report(status == 'not ok', f'{what} fails, as it must here' if status == 'not ok'
-                   else f'{what} must fail here, but gave "{status}"')
+            pattern = must_fail[(where, name_key(name))]
+            if status != 'not ok':
+                report(False, f'{what} must fail here, but gave "{status}"')
+            elif not pattern.search(said):
+                report(False, f'{what} failed, but not as it must: nothing matches '
+                       f'/{pattern.pattern}/')
+                for s in said.splitlines()[-5:]:
+                    print(f'#   {s}')
+            else:
+                report(True, f'{what} fails, as it must here '
+                       f'(/{pattern.pattern}/)')
         elif status == 'skip' and expected is not None and \
                 not skip_ok.get((where, name_key(name))):
             report(False, f'{what} skipped ({why or "no reason given"}), '
@@ -206,10 +237,10 @@ def main():
             report(False, f'kunit {suite} did not run')
 
     if expected is not None:
-        want = collections.Counter((w, name_key(n)) for w, n, _ in expected)
+        want = collections.Counter((w, name_key(n)) for w, n, _, _ in expected)
         got = collections.Counter((w, name_key(n)) for w, n, _, _ in con.results)
         names = {}
-        for w, n, _ in expected:
+        for w, n, _, _ in expected:
             names.setdefault((w, name_key(n)), n)
         ran = {s for s, _ in con.steps} | set(con.begun)
         bad = 0
