@@ -138,6 +138,9 @@ bool exec_folio_binary_ra(struct vm_fault *vmf, unsigned long ra_pages,
 	pgoff_t around = vmf->pgoff - min_t(pgoff_t, vmf->pgoff, ra_pages / 2);
 	pgoff_t begin;
 
+	/* A VMA that opted out of THP is read as under "never". */
+	if (vma->vm_flags & VM_NOHUGEPAGE)
+		return false;
 	if (!(vma->vm_file->f_flags & __FMODE_EXEC) &&
 	    around >= first && around + ra_pages <= end)
 		return false;
@@ -163,7 +166,9 @@ bool exec_folio_binary_async(struct vm_fault *vmf, unsigned long ra_pages)
 {
 	struct vm_area_struct *vma = vmf->vma;
 
-	if (!exec_folio_binary_large(vma->vm_mm, vma->vm_file->f_mapping))
+	/* A VMA that opted out of THP is read as under "never". */
+	if ((vma->vm_flags & VM_NOHUGEPAGE) ||
+	    !exec_folio_binary_large(vma->vm_mm, vma->vm_file->f_mapping))
 		return false;
 	if ((vma->vm_flags & VM_EXEC) ||
 	    (vma->vm_file->f_flags & __FMODE_EXEC))
