@@ -32,6 +32,34 @@ missing=
 for h in $helpers; do [ -x "$out/exec_folio/$h" ] || missing="$missing $h"; done
 [ -z "$missing" ] && ok "helpers in exec_folio/ beside the test" ||
 	nok "helpers in exec_folio/ beside the test (missing:$missing)"
+# Without a static libc the Makefile still builds the test and tinytext
+# (which needs no libc), warns, and leaves the other helpers out (the
+# tests that need them skip: "no helper binaries").  libc.a is hidden by a bind mount of /dev/null
+# in a mount namespace of this test's own, so that a static link fails
+# as where libc.a is not installed; nothing outside it sees the mount.
+libca=$(gcc -print-file-name=libc.a)
+if [ "$libca" = libc.a ] || ! unshare -m true 2>/dev/null; then
+	skip "without a static libc the test builds and its helpers are left out" \
+		"no libc.a or no mount namespace here"
+else
+	out2=$tmp/out-nostatic
+	mkdir -p "$out2"
+	unshare -m sh -c 'mount --bind /dev/null "$1" || exit 99
+		echo "int main(void){return 0;}" > "$3/t.c"
+		if gcc -static -o "$3/t" "$3/t.c" 2> /dev/null; then exit 98; fi
+		make -s -C "$2/tools/testing/selftests/mm" OUTPUT="$3" \
+			KHDR_INCLUDES="-isystem $4/obj/usr/include" "$3/exec_folio_test" \
+			"$3/exec_folio" warn_exec_folio_static' \
+		sh "$libca" "$tree" "$out2" "$tmp" > "$tmp/nostatic.log" 2>&1
+	rc=$?
+	if [ $rc -eq 0 ] && [ -x "$out2/exec_folio_test" ] && [ -x "$out2/exec_folio/tinytext" ] &&
+	   [ ! -e "$out2/exec_folio/bigtext" ] && grep -q "cannot link static programs" "$tmp/nostatic.log"; then
+		ok "without a static libc the test and tinytext build, the other helpers are left out with a warning"
+	else
+		nok "without a static libc the test and tinytext build, the other helpers are left out with a warning (exit $rc)"
+		tail -5 "$tmp/nostatic.log" | sed 's/^/#   /'
+	fi
+fi
 # "make install" copies the helpers' directory, not its files one by one
 # (installed flat, the test would not find them); a dry run shows it.
 make -n -s -C "$tree/tools/testing/selftests/mm" OUTPUT="$out" INSTALL_PATH="$tmp/inst" \

@@ -37,6 +37,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -1529,6 +1530,193 @@ TEST_F(policy, stats_count_only_text)
 	close(fd);
 	EXPECT_EQ(after, before)
 		TH_LOG("alloc went from %ld to %ld for a non-text read", before, after);
+}
+
+#define FAULT_AROUND_BYTES	"/sys/kernel/debug/fault_around_bytes"
+
+/* A load into it is a read fault the compiler cannot drop. */
+char exec_folio_sink;
+#define PM_PRESENT		0x8000000000000000ULL
+#define PM_PFN_MASK		0x007fffffffffffffULL
+#define KPF_HWPOISON_BIT	19
+
+/* The pagemap entry of @addr in this process, 0 if it cannot be read. */
+static uint64_t self_pagemap(unsigned long addr)
+{
+	uint64_t ent = 0;
+	int fd = open("/proc/self/pagemap", O_RDONLY);
+
+	if (fd < 0)
+		return 0;
+	if (pread(fd, &ent, sizeof(ent), (addr / sysconf(_SC_PAGESIZE)) *
+		  sizeof(ent)) != sizeof(ent))
+		ent = 0;
+	close(fd);
+	return ent;
+}
+
+/* The /proc/kpageflags word of @pfn, 0 if it cannot be read. */
+static uint64_t pfn_flags(uint64_t pfn)
+{
+	uint64_t flags = 0;
+	int fd = open("/proc/kpageflags", O_RDONLY);
+
+	if (fd < 0)
+		return 0;
+	if (pread(fd, &flags, sizeof(flags), pfn * sizeof(flags)) != sizeof(flags))
+		flags = 0;
+	close(fd);
+	return flags;
+}
+
+/*
+ * Map @fd afresh, fault its page 1, and count the pages of its first
+ * @nr that the fault mapped; *@poisoned says whether page 2 was among
+ * them, *@pfn is page 1's frame, *@order the order of its folio.
+ */
+static int poisoned_round(int fd, size_t len, unsigned long nr,
+			  bool *poisoned, uint64_t *pfn, int *order)
+{
+	unsigned long psize = sysconf(_SC_PAGESIZE);
+	struct folio_walk fw = { 0 };
+	int present = 0;
+	char *m;
+
+	m = mmap(NULL, len, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+	if (m == MAP_FAILED)
+		return -1;
+	exec_folio_sink = m[psize];
+	for (unsigned long i = 0; i < nr; i++)
+		if (self_pagemap((unsigned long)m + i * psize) & PM_PRESENT)
+			present++;
+	*poisoned = self_pagemap((unsigned long)m + 2 * psize) & PM_PRESENT;
+	*pfn = self_pagemap((unsigned long)m + psize) & PM_PFN_MASK;
+	fw.page_shift = page_shift();
+	fw.pmd_order = folio_walk_pmd_order(fw.page_shift);
+	*order = -1;
+	if (!folio_walk_open(&fw, getpid())) {
+		*order = folio_walk_folio_order(&fw, (unsigned long)m + psize);
+		folio_walk_close(&fw);
+	}
+	munmap(m, len);
+	return present;
+}
+
+/*
+ * A large folio with a poisoned page that memory_failure() could not
+ * split (a pipe buffer that vmsplice() filled holds a reference to
+ * another of its pages) stays in the page cache.  A fault on one of its
+ * good pages must not map the poisoned one: with fault-around off
+ * finish_fault() maps only the faulting page, with it on fault-around
+ * maps the others around the poisoned one.  The kernel's own view says
+ * what happened: pagemap which pages a fresh mapping got, kpageflags
+ * that the folio is still large and its page 2 poisoned.  Needs
+ * CONFIG_MEMORY_FAILURE (MADV_HWPOISON).
+ */
+TEST_F(policy, poisoned_folio_maps_no_poisoned_page)
+{
+	unsigned long psize = sysconf(_SC_PAGESIZE);
+	size_t fsize = order_bytes(test_order()), len = 4 * fsize;
+	unsigned long nr = fsize / psize;
+	char path[PATH_MAX], saved_fab[32] = "", *buf;
+	int fd, pfd[2], status, present, order;
+	bool poisoned;
+	uint64_t pfn;
+	FILE *f;
+	pid_t pid;
+
+	f = fopen(FAULT_AROUND_BYTES, "r");
+	if (!f && errno == ENOENT &&
+	    !mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL))
+		f = fopen(FAULT_AROUND_BYTES, "r");
+	if (!f || !fgets(saved_fab, sizeof(saved_fab), f)) {
+		if (f)
+			fclose(f);
+		SKIP(return, "no " FAULT_AROUND_BYTES);
+	}
+	fclose(f);
+	saved_fab[strcspn(saved_fab, "\n")] = '\0';
+
+	snprintf(path, sizeof(path), "%s/exec_folio_poison", helper_dir());
+	buf = malloc(len);
+	ASSERT_NE(buf, NULL);
+	memset(buf, 0xc3, len);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(pwrite(fd, buf, len, 0), (ssize_t)len);
+	free(buf);
+	ASSERT_EQ(fsync(fd), 0);
+	ASSERT_EQ(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED), 0);
+	ASSERT_EQ(prctl(PR_SET_EXEC_FOLIO_SIZE, fsize, 0, 0, 0), 0);
+	ASSERT_EQ(pipe(pfd), 0);
+
+	/*
+	 * The child reads the file into folios of @fsize, pins page 0 in
+	 * the pipe and poisons page 2; memory_failure() cannot split the
+	 * folio and kills the child (SIGBUS).  The pipe keeps the pin.
+	 */
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		char *m = mmap(NULL, len, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+		struct iovec iov = { .iov_len = psize };
+
+		if (m == MAP_FAILED)
+			_exit(10);
+		exec_folio_sink = m[0];
+		iov.iov_base = m;
+		if (vmsplice(pfd[1], &iov, 1, 0) != (ssize_t)psize)
+			_exit(11);
+		if (madvise(m + 2 * psize, psize, MADV_HWPOISON))
+			_exit(errno == EINVAL || errno == EPERM ? 12 : 13);
+		_exit(0);
+	}
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 12) {
+		close(pfd[0]);
+		close(pfd[1]);
+		close(fd);
+		unlink(path);
+		SKIP(return, "no MADV_HWPOISON (CONFIG_MEMORY_FAILURE)");
+	}
+	ASSERT_FALSE(WIFEXITED(status) && (WEXITSTATUS(status) == 10 ||
+					   WEXITSTATUS(status) == 11))
+		TH_LOG("setup: the child could not map or vmsplice() the file (%d)",
+		       WEXITSTATUS(status));
+	TH_LOG("poisoning child: %s %d", WIFSIGNALED(status) ? "killed by signal" :
+	       "exited", WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+
+	/* finish_fault() alone: one page. */
+	ASSERT_EQ(write_word(FAULT_AROUND_BYTES, "4096"), 0);
+	present = poisoned_round(fd, len, nr, &poisoned, &pfn, &order);
+	write_word(FAULT_AROUND_BYTES, saved_fab);
+	ASSERT_NE(pfn, 0);
+	/* The setup, from kpageflags: still one large folio, page 2 poisoned. */
+	ASSERT_EQ(order, (int)test_order())
+		TH_LOG("setup: page 1 is in an order-%d folio, not order %u: the folio was split",
+		       order, test_order());
+	ASSERT_TRUE(pfn_flags(pfn + 1) & (1ULL << KPF_HWPOISON_BIT))
+		TH_LOG("setup: page 2 (pfn %#llx) is not poisoned",
+		       (unsigned long long)pfn + 1);
+	TH_LOG("fault-around off: %d of the folio's %lu pages mapped, poisoned page %s",
+	       present, nr, poisoned ? "mapped" : "not mapped");
+	EXPECT_FALSE(poisoned)
+		TH_LOG("finish_fault() mapped the poisoned page of an unsplit folio");
+	EXPECT_EQ(present, 1);
+
+	/* Fault-around (as it was): every page but the poisoned one. */
+	present = poisoned_round(fd, len, nr, &poisoned, &pfn, &order);
+	TH_LOG("fault-around %s bytes: %d of the folio's %lu pages mapped, poisoned page %s",
+	       saved_fab, present, nr, poisoned ? "mapped" : "not mapped");
+	EXPECT_FALSE(poisoned)
+		TH_LOG("fault-around mapped the poisoned page of an unsplit folio");
+	if (strtoul(saved_fab, NULL, 0) >= fsize)
+		EXPECT_EQ(present, (int)nr - 1);
+
+	close(pfd[0]);
+	close(pfd[1]);
+	close(fd);
+	unlink(path);
 }
 
 #define KEY_STATE	"/sys/kernel/debug/exec_folio/state"
