@@ -1745,33 +1745,31 @@ static int count_mlocked(pid_t pid, const struct vma_info *vma,
 	unsigned int shift = page_shift();
 	unsigned long psize = 1UL << shift, addr;
 	struct folio_walk fw = { 0 };
-	char path[64];
-	int fd, ret = 0;
+	int ret = 0;
 
 	memset(c, 0, sizeof(*c));
-	snprintf(path, sizeof(path), "/proc/%d/pagemap", pid);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return -1;
 	fw.page_shift = shift;
 	fw.pmd_order = folio_walk_pmd_order(shift);
-	if (folio_walk_open(&fw, pid)) {
-		close(fd);
+	if (folio_walk_open(&fw, pid))
 		return -1;
-	}
 	for (addr = vma->start; addr < vma->end; addr += psize) {
 		unsigned long idx = (vma->pgoff >> shift) + ((addr - vma->start) >> shift);
 		unsigned long first, nr;
 		uint64_t ent, flags;
 		int order;
 
-		if (pread(fd, &ent, sizeof(ent), (addr >> shift) * sizeof(ent)) != sizeof(ent)) {
+		if (pread(fw.pagemap_fd, &ent, sizeof(ent),
+			  (addr >> shift) * sizeof(ent)) != sizeof(ent)) {
 			ret = -1;
 			break;
 		}
 		if (!(ent & PM_PRESENT))
 			continue;
-		flags = pfn_flags(ent & PM_PFN_MASK);
+		if (pread(fw.kpageflags_fd, &flags, sizeof(flags),
+			  (ent & PM_PFN_MASK) * sizeof(flags)) != sizeof(flags)) {
+			ret = -1;
+			break;
+		}
 		order = folio_walk_folio_order(&fw, addr);
 		if (order < 0) {
 			ret = -1;
@@ -1789,7 +1787,6 @@ static int count_mlocked(pid_t pid, const struct vma_info *vma,
 		}
 	}
 	folio_walk_close(&fw);
-	close(fd);
 	return ret;
 }
 
