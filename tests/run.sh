@@ -144,9 +144,11 @@ check "guest programs build" "$repo/tests/lib/build-guest-progs.sh" "$build/src"
 # for a guest of their own: the closure is 81 MB (tests/guest/field.sh).
 rm -rf "$build/field-x86_64"
 mkdir -p "$build/field-x86_64"
-cp "$progs/exec_folio_ctl" "$build/field-x86_64/"
+cp "$progs/exec_folio_ctl" "$progs/hugetext" "$build/field-x86_64/"
+# With numpy and the tree's tools/mm/thpmaps: report against thpmaps on
+# 64K and 2M folios (tests/guest/thpmaps.sh).
 check "real programs copied for the x86_64 guest" \
-	"$repo/tests/lib/field-closure.sh" "$build/field-x86_64/field"
+	"$repo/tests/lib/field-closure.sh" --thpmaps "$build/src" "$build/field-x86_64/field"
 
 # boot NAME KERNEL CMDLINE PLAN-LINES... : one guest run, judged.  The
 # guest runs the programs in $progs; GUEST_ARCH and BUSYBOX choose arm64.
@@ -205,7 +207,7 @@ GUEST_TIMEOUT=1500 boot x86_64 "$bz" "" "$smallfs" "selftest $selftest_small" "u
 phase "real programs: per mapped file, under each policy"
 KUNIT_EXPECT=""
 progs=$build/field-x86_64 GUEST_TIMEOUT=600 boot field-x86_64 "$bz" "" \
-	"field sh /tests/bin/field/field.sh"
+	"field sh /tests/bin/field/field.sh" "thpmaps sh /tests/bin/field/thpmaps.sh"
 
 phase "booting with transparent_hugepage_exec_folio_size= on the command line"
 KUNIT_EXPECT=""

@@ -294,13 +294,16 @@ if [ ! -f "$thpmaps" ] || ! "$py" -c 'import numpy' 2>/dev/null; then
 else
 	bin=$repo/build/guest-x86_64/bigtext-2m
 	mkdir -p "$tmp/huge"
-	if [ -x "$bin" ] && mount -t tmpfs -o huge=always,size=64M tmpfs "$tmp/huge" 2>/dev/null; then
+	big=
+	if [ ! -x "$bin" ]; then
+		skip "report agrees with thpmaps on PMD-mapped text" "no $bin (tests/run.sh builds it)"
+	elif ! mount -t tmpfs -o huge=always,size=64M tmpfs "$tmp/huge" 2> "$tmp/mount-err"; then
+		skip "report agrees with thpmaps on PMD-mapped text" "tmpfs huge=always: $(head -1 "$tmp/mount-err")"
+	else
 		cp "$bin" "$tmp/huge/"
 		"$tmp/huge/bigtext-2m" --stop &
 		big=$!
 		sleep 1
-	else
-		big=
 	fi
 	sleep 300 &
 	small=$!

@@ -1,5 +1,5 @@
 #!/bin/bash
-# field-closure.sh [--arch x86_64|arm64] [--run ARGS] OUTDIR [PROG...]
+# field-closure.sh [--arch x86_64|arm64] [--run ARGS] [--thpmaps TREE] OUTDIR [PROG...]
 #
 # Real programs for tests/guest/field.sh: copy each PROG with its whole
 # library closure (ld.so, every library, through the same symlinks ld.so
@@ -29,6 +29,12 @@
 # text (exec_folio_bigtext.c, aarch64's default 64K max-page-size, so
 # p_align 0x10000), which holds at least two whole 2M blocks.
 #
+# --thpmaps TREE (x86_64): also the kernel tree TREE's tools/mm/thpmaps,
+# tests/lib/compare-thpmaps.py (at /usr/local/bin), Debian's numpy for
+# python3.11 (python3-numpy, without its tests) and the standard library
+# modules they import, and tests/guest/thpmaps.sh beside field.sh: the
+# guest compares exec_folio_ctl report with thpmaps there.
+#
 # A PROG with a slash is a file: on x86_64 a program of this machine,
 # copied at its own path; on arm64 a path in the Debian arm64 tree, or an
 # aarch64 file of this machine, copied to /usr/local/bin.  Without a
@@ -42,12 +48,13 @@
 # and settle (sleep, or stop) to be measured.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
-arch=x86_64 run_args= run_set=
-usage() { echo "usage: field-closure.sh [--arch x86_64|arm64] [--run ARGS] OUTDIR [PROG...]" >&2; exit 2; }
+arch=x86_64 run_args= run_set= thpmaps_tree=
+usage() { echo "usage: field-closure.sh [--arch x86_64|arm64] [--run ARGS] [--thpmaps TREE] OUTDIR [PROG...]" >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--arch) [ $# -ge 2 ] || usage; arch=$2; shift 2 ;;
 	--run) [ $# -ge 2 ] || usage; run_args=$2 run_set=1; shift 2 ;;
+	--thpmaps) [ $# -ge 2 ] || usage; thpmaps_tree=$2; shift 2 ;;
 	-*) usage ;;
 	*) break ;;
 	esac
@@ -201,6 +208,46 @@ PY
 	esac
 done
 
+# stdlib_files PYTHON MODULE...: the standard library files PYTHON loads
+# to import the MODULEs (the frozen ones need no file, os.py is the
+# prefix landmark), one per line.
+stdlib_files() {
+	local py=$1
+	shift
+	local mods
+	mods=$(env -i "$py" -c "import sys; $(printf 'import %s; ' "$@") print(' '.join(sys.modules))")
+	env -i "$py" - $mods <<'PY'
+import importlib.util, os, sys
+lib = os.path.dirname(os.__file__) + '/'
+files = {os.__file__, lib + 'lib-dynload'}
+for name in sys.argv[1:]:
+    try:
+        spec = importlib.util.find_spec(name)
+    except Exception:
+        continue
+    if spec and spec.origin and spec.origin.startswith(lib) and os.path.isfile(spec.origin):
+        files.add(spec.origin)
+        if spec.cached and os.path.isfile(spec.cached):
+            files.add(spec.cached)
+print('\n'.join(sorted(files)))
+PY
+}
+
+if [ -n "$thpmaps_tree" ]; then
+	[ "$arch" = x86_64 ] || { say "--thpmaps: x86_64 only"; exit 1; }
+	py=/usr/bin/python3.11 np=/usr/lib/python3/dist-packages/numpy
+	[ -f "$thpmaps_tree/tools/mm/thpmaps" ] || { say "--thpmaps: no tools/mm/thpmaps in $thpmaps_tree"; exit 1; }
+	[ -d "$np" ] && [ -x "$py" ] ||
+		{ say "--thpmaps: needs $py and Debian's python3-numpy ($np)"; exit 1; }
+	entries+=("$(realpath "$thpmaps_tree/tools/mm/thpmaps")=/usr/local/bin/thpmaps"
+		"$repo/tests/lib/compare-thpmaps.py=/usr/local/bin/compare-thpmaps.py")
+	while IFS= read -r f; do entries+=("$f"); done < <(
+		find "$np" \( -name tests -o -name __pycache__ -o -name distutils -o -name f2py \
+			-o -name include -o -name '*.pyi' -o -name '*.h' -o -name '*.c' \) -prune -o \
+			\( -type f -o -type l \) -print | sort
+		stdlib_files "$py" numpy argparse collections locale math os re resource shutil sys textwrap time)
+fi
+
 ldd=()
 [ "$arch" = x86_64 ] && ldd=(--ldd)
 python3 "$repo/tests/lib/elf-closure.py" --root "$root" "${ldd[@]}" "$out" "${entries[@]}" \
@@ -214,4 +261,5 @@ $cc -std=c11 -O2 -static -Wall -Wextra -Werror -o "$out/field_probe" \
 	"$repo/tests/progs/field_probe.c"
 install -m 0755 "$repo/tests/guest/field.sh" "$out/field.sh"
 install -m 0644 "$repo/tests/guest/lib.sh" "$out/lib.sh"
+[ -z "$thpmaps_tree" ] || { mkdir -p "$out/sys" && install -m 0755 "$repo/tests/guest/thpmaps.sh" "$out/thpmaps.sh"; }
 say "$arch: $(grep -c . "$out/field.list") programs, $(wc -l < "$tmp/copied") paths, $(du -sh "$out" | cut -f1) in $out"
