@@ -20,6 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "args.h"
 #include "conf.h"
 #include "folio_walk.h"
 #include "json.h"
@@ -203,14 +204,11 @@ static void read_knob_or_die(struct knob_state *st)
 
 static pid_t parse_pid(const char *s)
 {
-	char *end;
-	long v;
+	pid_t pid;
 
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v <= 0 || v > 0x3fffffff)
+	if (arg_pid(s, &pid))
 		die(EXIT_FAILURE, "invalid PID '%s'", s);
-	return (pid_t)v;
+	return pid;
 }
 
 /*
@@ -219,24 +217,9 @@ static pid_t parse_pid(const char *s)
  */
 static const char *path_arg(const char *cmd, const char *opt, const char *arg)
 {
-	if (!arg[0])
+	if (arg_path(arg))
 		die(EXIT_FAILURE, "%s: %s needs a path, not an empty string", cmd, opt);
 	return arg;
-}
-
-/*
- * The smallest folio size of any Linux: its smallest page.  A size below
- * it is no folio size anywhere (a typo, "1" for 1 byte); one from it up
- * to this machine's page is one for machines of larger pages.
- */
-#define MIN_FOLIO_SIZE	4096ULL
-
-/* An explicit folio size (exec, enable-unit): a power of two from 4K; -1 if not. */
-static int parse_folio_size(const char *arg, unsigned long long *bytes)
-{
-	if (parse_size(arg, bytes) || (*bytes & (*bytes - 1)) || *bytes < MIN_FOLIO_SIZE)
-		return -1;
-	return 0;
 }
 
 /* After a command's options: nothing may be left. */
@@ -468,10 +451,11 @@ static int cmd_exec(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	/* A mode, or a size in bytes: PR_SET_EXEC_FOLIO_SIZE's argument. */
-	unsigned long value = 0, order;
+	unsigned long value = 0;
 	unsigned long long bytes;
 	const char *what = NULL;
-	char *end, err[256];
+	unsigned int order;
+	char err[256];
 	int c, set = 0, strict = 0, status;
 	bool below_page = false;
 
@@ -495,7 +479,7 @@ static int cmd_exec(int argc, char **argv)
 			value = m;
 			break;
 		case 's':
-			if (parse_folio_size(optarg, &bytes))
+			if (arg_folio_size(optarg, &bytes))
 				die(EXIT_FAILURE,
 				    "exec: invalid size '%s' (a power of two from 4K: a number of pages)",
 				    optarg);
@@ -504,11 +488,10 @@ static int cmd_exec(int argc, char **argv)
 			value = bytes;
 			break;
 		case 'o':
-			errno = 0;
-			order = strtoul(optarg, &end, 10);
 			/* A folio order: the size in pages is 2^order. */
-			if (errno || end == optarg || *end || optarg[0] == '-' || order > 40)
-				die(EXIT_FAILURE, "exec: invalid order '%s'", optarg);
+			if (arg_order(optarg, &order))
+				die(EXIT_FAILURE, "exec: invalid order '%s' (0 to %d)", optarg,
+				    ARG_MAX_ORDER);
 			value = page_size() << order;
 			break;
 		case 'h':
@@ -555,22 +538,6 @@ static int has_cap_sys_admin(void)
 		found = sscanf(line, "CapEff: %llx", &caps) == 1;
 	fclose(f);
 	return !!(caps & (1ULL << 21));		/* CAP_SYS_ADMIN */
-}
-
-/*
- * A size as parse_size() reads it, or as report prints it: NUMBER "kB"
- * (lowercase k, as the kernel's kB in smaps) is NUMBER KiB.
- */
-static int parse_report_size(const char *arg, unsigned long long *bytes)
-{
-	size_t n = strspn(arg, "0123456789");
-	char kib[32];
-
-	if (n && n < sizeof(kib) - 2 && !strcmp(arg + n, "kB")) {
-		snprintf(kib, sizeof(kib), "%.*sK", (int)n, arg);
-		return parse_size(kib, bytes);
-	}
-	return parse_size(arg, bytes);
 }
 
 static noreturn void unit_error(const char *name)
@@ -635,7 +602,7 @@ static int cmd_report(int argc, char **argv)
 			break;
 		case 'c':
 			/* Also as report prints it: "64kB" is 65536, the kernel's kB. */
-			if (parse_report_size(optarg, &bytes) || size_order(bytes) < 1)
+			if (arg_cont_size(optarg, o.page_shift, &bytes))
 				die(EXIT_FAILURE, "report: invalid --cont size '%s'", optarg);
 			break;
 		case 'h':
@@ -858,7 +825,8 @@ static int cmd_enable_unit(int argc, char **argv)
 	const char *from = NULL, *root = "", *exe = NULL;
 	unsigned long long bytes;
 	int c, nr, print = 0, fd;
-	char *end, *buf = NULL;
+	unsigned int order;
+	char *buf = NULL;
 	size_t len = 0;
 	FILE *out;
 
@@ -876,7 +844,7 @@ static int cmd_enable_unit(int argc, char **argv)
 			break;
 		case 's':
 			/* As exec takes it: the drop-in may serve larger pages too. */
-			if (parse_folio_size(optarg, &bytes))
+			if (arg_folio_size(optarg, &bytes))
 				die(EXIT_FAILURE,
 				    "enable-unit: invalid size '%s' (a power of two from 4K: a number of pages)",
 				    optarg);
@@ -884,11 +852,11 @@ static int cmd_enable_unit(int argc, char **argv)
 			snprintf(policy, sizeof(policy), "--size %s", size);
 			break;
 		case 'o':
-			errno = 0;
-			bytes = strtoul(optarg, &end, 10);
-			if (errno || end == optarg || *end || optarg[0] == '-' || bytes > 63)
-				die(EXIT_FAILURE, "enable-unit: invalid order '%s'", optarg);
-			snprintf(policy, sizeof(policy), "--order %llu", bytes);
+			/* As exec takes it, or the unit would not start. */
+			if (arg_order(optarg, &order))
+				die(EXIT_FAILURE, "enable-unit: invalid order '%s' (0 to %d)",
+				    optarg, ARG_MAX_ORDER);
+			snprintf(policy, sizeof(policy), "--order %u", order);
 			break;
 		case OPT_FROM:
 			from = path_arg("enable-unit", "--from", optarg);
