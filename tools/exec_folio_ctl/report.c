@@ -400,8 +400,20 @@ static void report_one(struct run *r, pid_t pid, bool listed)
 	} else if (ret < 0 && listed) {
 		skip_pid(&r->skips, pid, errno);
 	} else if (ret < 0) {
-		fprintf(stderr, "exec_folio_ctl: cannot read process %d: %s\n",
-			(int)pid, strerror(errno));
+		int err = errno;
+		unsigned long flags;
+		char state = proc_state(pid, &flags);
+
+		/* The true cause: no such process, or one that has exited. */
+		if (!state && (err == ENOENT || err == ESRCH))
+			fprintf(stderr, "exec_folio_ctl: no process %d\n", (int)pid);
+		else if (state == 'Z' || state == 'X')
+			fprintf(stderr,
+				"exec_folio_ctl: process %d has exited (a zombie): no memory to report\n",
+				(int)pid);
+		else
+			fprintf(stderr, "exec_folio_ctl: cannot read process %d: %s\n",
+				(int)pid, strerror(err));
 		r->failed = 1;
 	}
 }
