@@ -696,17 +696,21 @@ static int cmd_apply(int argc, char **argv)
 	return EXIT_SUCCESS;
 }
 
-/* Read at most @max bytes of @fd into a NUL-terminated buffer; NULL on error. */
+/*
+ * All of @fd, at most @max bytes, in a NUL-terminated buffer; NULL on
+ * error, EFBIG if there is more (never cut silently: a command cut short
+ * is another command), EILSEQ for a NUL byte (C strings would end there).
+ */
 static char *read_all(int fd, size_t max)
 {
 	size_t len = 0;
-	char *buf = malloc(max + 1);
+	char *buf = malloc(max + 2);
 	ssize_t n;
 
 	if (!buf)
 		return NULL;
-	while (len < max) {
-		n = read(fd, buf + len, max - len);
+	while (len <= max) {
+		n = read(fd, buf + len, max + 1 - len);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
@@ -717,14 +721,29 @@ static char *read_all(int fd, size_t max)
 			break;
 		len += n;
 	}
+	if (len > max || memchr(buf, '\0', len)) {
+		free(buf);
+		errno = len > max ? EFBIG : EILSEQ;
+		return NULL;
+	}
 	buf[len] = '\0';
 	return buf;
+}
+
+/* Why read_all() failed, for a message. */
+static const char *read_all_error(int err)
+{
+	if (err == EFBIG)
+		return "larger than " __stringify(UNIT_MAX_TEXT_KIB) " KiB, nothing written";
+	if (err == EILSEQ)
+		return "a NUL byte in the unit text, nothing written";
+	return strerror(err);
 }
 
 /* What "systemctl cat UNIT" prints; NULL with a message on failure. */
 static char *systemctl_cat(const char *unit)
 {
-	int fds[2], status;
+	int fds[2], status, err;
 	char *text;
 	pid_t pid;
 
@@ -740,12 +759,14 @@ static char *systemctl_cat(const char *unit)
 	}
 	close(fds[1]);
 	text = read_all(fds[0], UNIT_MAX_TEXT);
+	err = errno;
 	close(fds[0]);
 	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status)) {
 		free(text);
 		errno = ENOENT;
 		return NULL;
 	}
+	errno = err;
 	return text;
 }
 
@@ -889,10 +910,15 @@ static int cmd_enable_unit(int argc, char **argv)
 		text = fd < 0 ? NULL : read_all(fd, UNIT_MAX_TEXT);
 		if (fd >= 0)
 			close(fd);
+		if (!text && (errno == EFBIG || errno == EILSEQ))
+			die(EXIT_FAILURE, "enable-unit: %s: %s", from, read_all_error(errno));
 		if (!text)
 			die(EXIT_FAILURE, "cannot read %s: %s", from, strerror(errno));
 	} else {
 		text = systemctl_cat(unit);
+		if (!text && (errno == EFBIG || errno == EILSEQ))
+			die(EXIT_FAILURE, "enable-unit: \"systemctl cat %s\": %s", unit,
+			    read_all_error(errno));
 		if (!text)
 			die(EXIT_FAILURE, "enable-unit: \"systemctl cat %s\" failed: no such unit?",
 			    unit);
