@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -331,8 +332,17 @@ static int cmd_status(int argc, char **argv)
 				die(EXIT_NO_KERNEL_SUPPORT,
 				    "process %d: no ExecFolioSize in /proc/%d/status",
 				    (int)pid, (int)pid);
+			int err = errno;
+
+			/* As report says it: missing, or hidden by hidepid=. */
+			if (err == ENOENT && kill(pid, 0) && errno == ESRCH)
+				die(EXIT_FAILURE, "no process %d", (int)pid);
+			if (err == ENOENT)
+				die(EXIT_FAILURE,
+				    "cannot read /proc/%d/status: not in /proc for this user (mounted with hidepid=?)",
+				    (int)pid);
 			die(EXIT_FAILURE, "cannot read /proc/%d/status: %s",
-			    (int)pid, strerror(errno));
+			    (int)pid, strerror(err));
 		}
 	}
 	pmd = folio_walk_pmd_order(page_shift());
