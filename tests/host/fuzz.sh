@@ -1,7 +1,8 @@
 #!/bin/bash
 # Host tests of tools/exec_folio_ctl under the sanitizers: each libFuzzer
 # target of tools/exec_folio_ctl/fuzz/ (sizes, policy words and the knob,
-# config lines and files, smaps lines, JSON strings) built with clang's
+# config lines and files, smaps lines, JSON strings, the option values of
+# every subcommand from argv vectors) built with clang's
 # -fsanitize=fuzzer,address,undefined and run from its seed corpus for a
 # fixed time and a bounded number of runs; then the utility and its parser
 # unit tests built with ASan and UBSan, parse_test and a few commands run
@@ -35,6 +36,7 @@ targets=(
 	"conf conf.c policy.c"
 	"smaps proc_smaps.c"
 	"json json.c"
+	"args args.c policy.c"
 )
 # The config target checks that parsing writes nothing: these calls are
 # wrapped and abort while the parser runs.

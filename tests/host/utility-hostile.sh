@@ -6,7 +6,10 @@
 # namespace for /proc and sysfs tricks, a PID namespace where --all must
 # see only ours.  EXEC_FOLIO_CTL=BINARY tests another build (one of an
 # older commit, to see these tests fail there); by default the tree's is
-# built.
+# built.  After the cases of each defect, tables of about a thousand more
+# of the same kinds across every subcommand: option values (in the C
+# locale and tr_TR.UTF-8), command lines, configuration and unit files,
+# outputs, target processes, privileges.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 dir=$repo/tools/exec_folio_ctl
@@ -489,5 +492,674 @@ else
 	skip "defect 6: a path longer than 4095 bytes" "cannot make it"
 fi
 
+
+# ---------------------------------------------------------------------
+# The routine part: tables of hostile inputs across every subcommand.
+# Each case: the exit status wanted and a pattern of stdout or stderr
+# (an empty pattern: nothing written at all).  Option values run in the
+# C locale and in tr_TR.UTF-8 (the Turkish dotted and dotless i), made
+# here with localedef when the machine has none.
+# ---------------------------------------------------------------------
+echo "# tables: $pass passed, $fail failed before them"
+# tc WANT PATTERN WHAT -- CMD...
+tc() {
+	local want=$1 pat=$2 what=$3 rc
+	shift 4
+	# (timeout runs no shell function: the few cases that are one cannot block.)
+	if declare -F "$1" > /dev/null; then "$@"; else timeout 20 "$@"; fi > "$tmp/o" 2> "$tmp/e" < /dev/null
+	rc=$?
+	if [ "$rc" -eq "$want" ] && if [ -z "$pat" ]; then [ ! -s "$tmp/o" ] && [ ! -s "$tmp/e" ];
+	   else grep -qaE -- "$pat" "$tmp/o" "$tmp/e"; fi; then
+		ok "$what (exit $rc)"
+	else
+		nok "$what: exit $rc, want $want matching '${pat:-no output}'"
+		sed 's/^/#   /' "$tmp/o" "$tmp/e" | head -4 | cut -c1-200
+	fi
+}
+# tj WANT PYEXPR WHAT -- CMD...: the exit status, and PYEXPR true of the
+# JSON on stdout (d; the extra words of the command line as a).
+tj() {
+	local want=$1 expr=$2 what=$3 rc
+	shift 4
+	timeout 20 "$@" > "$tmp/o" 2> "$tmp/e" < /dev/null
+	rc=$?
+	if [ "$rc" -eq "$want" ] && "$py" -c 'import json,sys; d=json.load(open(sys.argv[1], encoding="utf-8", errors="strict")); a=sys.argv[3:]; sys.exit(0 if eval(sys.argv[2]) else 1)' \
+		"$tmp/o" "$expr" "${targs[@]}" > "$tmp/chk" 2>&1; then
+		ok "$what (exit $rc)"
+	else
+		nok "$what: exit $rc, want $want and $expr"
+		sed 's/^/#   /' "$tmp/e" "$tmp/chk" | head -4 | cut -c1-200
+	fi
+}
+targs=()
+# A readable name for a value in a case's name.
+shown() { printf '%q' "$1" | cut -c1-40; }
+t0=$SECONDS
+C=${tmp}/c
+mkdir -p "$C"
+# nobody's cases need the way in.
+chmod 755 "$tmp" "$C"
+
+# The locales.
+locs=("LC_ALL=C")
+if localedef -i tr_TR -f UTF-8 "$C/tr_TR.UTF-8" > /dev/null 2>&1 &&
+   [ "$(LOCPATH=$C LC_ALL=tr_TR.UTF-8 bash -c 'x=I; echo "${x,,}"' 2> /dev/null)" = "ı" ]; then
+	locs+=("LOCPATH=$C LANG=tr_TR.UTF-8 LC_ALL=tr_TR.UTF-8")
+	echo "# tr_TR.UTF-8 made with localedef in $C: there, I lowercases to ı"
+elif locale -a 2> /dev/null | grep -qi '^tr_TR\.utf-\?8$'; then
+	locs+=("LANG=tr_TR.UTF-8 LC_ALL=tr_TR.UTF-8")
+	echo "# tr_TR.UTF-8 from the system"
+else
+	locs+=("LANG=C.UTF-8 LC_ALL=C.UTF-8")
+	echo "# note: no tr_TR.UTF-8 here and localedef cannot make one: C.UTF-8 instead"
+fi
+# In the knob's private mount namespace, as in the cases above.
+KN="unshare -m sh $tmp/knob.sh"
+# The same with the knob's words after 16 spaces: what set and apply
+# write over them shows ("auto            never [arch] ...").
+sed 's/^echo .never/echo "                never/; s/2M. > /2M" > /' "$tmp/knob.sh" > "$tmp/knobpad.sh"
+KP="unshare -m sh $tmp/knobpad.sh"
+knob_file=$thp/exec_folio_size
+NB="setpriv --reuid=65534 --regid=65534 --clear-groups"
+
+# Processes of our own to report on.
+sleep 300 > /dev/null 2>&1 &
+S=$!
+pids+=("$S")
+sleep 0.1
+
+huge=$(printf 'x%.0s' $(seq 5000))
+# Values refused by every parser of a size: "" and others.
+bad_sizes=("" 0 00 1 2 3 100 1000 2K 3K 48K 96K 3M 64KB 64kB 1KB 4KB -1 -64K " 64K" "64K " "+64K"
+	"64KK" "64X" "1.5M" "0x1000" "1e6" "18446744073709551616" "99999999999999999999999"
+	"16E" "16P" "64K"$'\n' "64 K" "6 4K" "٦٤K" "６４K" "64Kİ" "ı" "64"$'\t'"K" "$huge" "64KİB" "64KIB")
+# Accepted folio sizes: VALUE=WORD (what a drop-in and the knob say).
+good_sizes=(4K=4K 4096=4K 8192=8K 16K=16K 64K=64K 64k=64K 64KiB=64K 64kib=64K 2M=2M 2m=2M
+	2MiB=2M 1G=1024M 1g=1024M 65536=64K 0064K=64K 1048576=1M 4194304=4M 512K=512K 4096KiB=4M)
+bad_orders=("" -1 -0 41 42 63 64 99 +3 " 3" "3 " 1e3 0x4 4294967296 18446744073709551617 "٣" "３"
+	"4"$'\n' 4.0 "$huge" "ı")
+good_orders=(0=0 1=1 4=4 9=9 18=18 40=40 007=7 00=0)
+bad_modes=("" always madvise sometimes "auto " " auto" "İNHERİT" "inherıt" "ınherit" "ARCH İ" 0 1 3
+	"auto"$'\n' au autoo "never,auto" "NEVER;" "$huge" "[auto]")
+good_modes=(inherit=inherit never=never arch=arch auto=auto INHERIT=inherit Never=never AUTO=auto
+	ArCh=arch iNHERIT=inherit)
+bad_pids=("" 0 00 -1 -5 abc 1073741824 99999999999999999999 " 5" "+5" "5 " 0x10 1e3 "٥" "5"$'\n'
+	12a -0 "$huge" "５")
+good_conts=(8K 16K 64K 64kB 64KiB 2M 2MiB 65536 8192 128K 1M 0064K 2048kB)
+bad_conts=("" 0 1 4K 4kB 4096 48K 64KB 64kb -64K "64 kB" "64kB"$'\n' " 64K" 3M 1.5M 64KBi "$huge")
+pmd_conts=(4M 1G 8G 4194304 4096kB)
+
+for loc in "${locs[@]}"; do
+	l=${loc##*LC_ALL=}
+	E="env $loc"
+	for v in "${bad_sizes[@]}"; do
+		tc 1 "^exec_folio_ctl: exec: invalid size '" "[$l] exec --size $(shown "$v") refused" -- \
+			$E "$ctl" exec --size "$v" -- echo ran
+		tc 1 "^exec_folio_ctl: enable-unit: invalid size '" "[$l] enable-unit --size $(shown "$v") refused" -- \
+			$E "$ctl" enable-unit demo --size "$v" --from "$tmp/unit.cat" --print
+	done
+	for vw in "${good_sizes[@]}"; do
+		v=${vw%%=*} w=${vw#*=}
+		tc 0 "^ran$" "[$l] exec --size $v runs the command" -- $E "$ctl" exec --size "$v" -- echo ran
+		tc 0 "^ExecStart=.* exec --size $w -- /usr/bin/true$" "[$l] enable-unit --size $v writes --size $w" -- \
+			$E "$ctl" enable-unit demo --size "$v" --from "$tmp/unit.cat" --print
+		# What the drop-in says, exec takes when the unit starts.
+		tc 0 "^ran$" "[$l] exec --size $w (the drop-in's word) is taken" -- $E "$ctl" exec --size "$w" -- echo ran
+	done
+	for v in "${bad_orders[@]}"; do
+		tc 1 "^exec_folio_ctl: exec: invalid order '" "[$l] exec --order $(shown "$v") refused" -- \
+			$E "$ctl" exec --order "$v" -- echo ran
+		tc 1 "^exec_folio_ctl: enable-unit: invalid order '" "[$l] enable-unit --order $(shown "$v") refused" -- \
+			$E "$ctl" enable-unit demo --order "$v" --from "$tmp/unit.cat" --print
+	done
+	for vw in "${good_orders[@]}"; do
+		v=${vw%%=*} w=${vw#*=}
+		tc 0 "^ran$" "[$l] exec --order $v runs the command" -- $E "$ctl" exec --order "$v" -- echo ran
+		tc 0 "^ExecStart=.* exec --order $w -- /usr/bin/true$" "[$l] enable-unit --order $v writes --order $w" -- \
+			$E "$ctl" enable-unit demo --order "$v" --from "$tmp/unit.cat" --print
+		tc 0 "^ran$" "[$l] exec --order $w (the drop-in's word) is taken" -- $E "$ctl" exec --order "$w" -- echo ran
+	done
+	for v in "${bad_modes[@]}"; do
+		tc 1 "^exec_folio_ctl: exec: invalid mode '" "[$l] exec --mode $(shown "$v") refused" -- \
+			$E "$ctl" exec --mode "$v" -- echo ran
+		tc 1 "^exec_folio_ctl: enable-unit: invalid mode '" "[$l] enable-unit --mode $(shown "$v") refused" -- \
+			$E "$ctl" enable-unit demo --mode "$v" --from "$tmp/unit.cat" --print
+	done
+	for vw in "${good_modes[@]}"; do
+		v=${vw%%=*} w=${vw#*=}
+		tc 0 "^ran$" "[$l] exec --mode $v runs the command" -- $E "$ctl" exec --mode "$v" -- echo ran
+		tc 0 "^ExecStart=.* exec --mode $w -- /usr/bin/true$" "[$l] enable-unit --mode $v writes --mode $w" -- \
+			$E "$ctl" enable-unit demo --mode "$v" --from "$tmp/unit.cat" --print
+	done
+	for v in "${bad_pids[@]}"; do
+		tc 1 "^exec_folio_ctl: invalid PID '" "[$l] report --pid $(shown "$v") refused" -- $E "$ctl" report --pid "$v"
+		tc 1 "^exec_folio_ctl: invalid PID '" "[$l] status --pid $(shown "$v") refused" -- $E "$ctl" status --pid "$v"
+	done
+	tc 0 "^$S: .* r-xp " "[$l] report --pid 0$S (a leading zero) is $S" -- $E "$ctl" report --pid "0$S"
+	for v in "${good_conts[@]}"; do
+		tc 0 "file-resident" "[$l] report --cont $v taken" -- $E "$ctl" report --pid "$S" --cont "$v"
+	done
+	for v in "${bad_conts[@]}"; do
+		tc 1 "^exec_folio_ctl: report: invalid --cont size '" "[$l] report --cont $(shown "$v") refused" -- \
+			$E "$ctl" report --pid "$S" --cont "$v"
+	done
+	for v in "${pmd_conts[@]}"; do
+		tc 1 "^exec_folio_ctl: report: --cont size is larger than a PMD$" "[$l] report --cont $v (over a PMD) refused" -- \
+			$E "$ctl" report --pid "$S" --cont "$v"
+	done
+done
+echo "# option values: $((SECONDS - t0)) s"
+
+# Paths, names and the shape of the command line, every subcommand.
+tc 1 "^exec_folio_ctl: report: --cgroup needs a path" "report --cgroup '' refused" -- "$ctl" report --cgroup ""
+for g in /efc-nonexistent-$$ "/a"$'\n'"b" "/$huge" relative "/../../.." "/é€ x"; do
+	tc 1 "^exec_folio_ctl: report: no cgroup '" "report --cgroup $(shown "$g"): no such cgroup" -- "$ctl" report --cgroup "$g"
+done
+for u in "" "../x" "a/b" ".hidden" "$(printf 'u%.0s' $(seq 201))"; do
+	tc 1 "^exec_folio_ctl: report: invalid unit name '" "report --unit $(shown "$u") refused" -- "$ctl" report --unit "$u"
+done
+for u in "efc-none-$$" "efc-none-$$.service" "efc-none-$$.scope" "é" "x y"; do
+	tc 1 "^exec_folio_ctl: report: no cgroup for unit '.*' \(is it running\?\)$" "report --unit $(shown "$u"): not running" -- \
+		"$ctl" report --unit "$u"
+done
+for n in "" "a b" "../x" "x/y" "é" "$(printf 'n%.0s' $(seq 300))" "x"$'\n'"y" "-" "a;b"; do
+	tc 1 "^exec_folio_ctl: (enable|disable)-unit: invalid service name '|invalid option|unrecognized option|expected one service NAME" \
+		"enable-unit NAME $(shown "$n") refused" -- "$ctl" enable-unit "$n" --mode auto --from "$tmp/unit.cat" --print
+	tc 1 "^exec_folio_ctl: (enable|disable)-unit: invalid service name '|invalid option|unrecognized option|expected one service NAME" \
+		"disable-unit NAME $(shown "$n") refused" -- "$ctl" disable-unit "$n" --root "$tmp/nowhere"
+done
+for cmd in status set exec report apply enable-unit disable-unit; do
+	tc 0 "^Usage:" "$cmd --help" -- "$ctl" $cmd --help
+	tc 1 "unrecognized option '--bogus'" "$cmd --bogus refused" -- "$ctl" $cmd --bogus
+	tc 1 "invalid option -- 'Z'" "$cmd -Z refused" -- "$ctl" $cmd -Z
+done
+for cmd in "" STATUS "status " -x "--" "$huge" "é"; do
+	tc 1 "^exec_folio_ctl: (unknown command|no command given)" "command $(shown "$cmd") refused" -- "$ctl" "$cmd"
+done
+tc 1 "^exec_folio_ctl: no command given" "no command at all" -- "$ctl"
+tc 0 "^exec_folio_ctl from exec-folio " "-V" -- "$ctl" -V
+tc 0 "^Usage:" "-h" -- "$ctl" -h
+tc 1 "^exec_folio_ctl: unexpected argument 'extra'$" "status extra refused" -- "$ctl" status extra
+tc 1 "^exec_folio_ctl: unexpected argument 'extra'$" "report --pid extra refused" -- "$ctl" report --pid "$S" extra
+tc 1 "^exec_folio_ctl: set: expected one MODE or SIZE$" "set without a value" -- "$ctl" set
+tc 1 "^exec_folio_ctl: set: expected one MODE or SIZE$" "set with two values" -- "$ctl" set auto never
+tc 1 "^exec_folio_ctl: apply: expected at most one FILE$" "apply with two files" -- "$ctl" apply a b
+tc 1 "^exec_folio_ctl: apply: FILE needs a path" "apply ''" -- "$ctl" apply ""
+tc 1 "^exec_folio_ctl: enable-unit: expected one service NAME$" "enable-unit without NAME" -- "$ctl" enable-unit --mode auto
+tc 1 "^exec_folio_ctl: enable-unit: expected one service NAME$" "enable-unit with two NAMEs" -- \
+	"$ctl" enable-unit a b --mode auto --from "$tmp/unit.cat" --print
+tc 1 "^exec_folio_ctl: enable-unit: give --mode, --size or --order$" "enable-unit without a policy" -- \
+	"$ctl" enable-unit demo --from "$tmp/unit.cat" --print
+tc 1 "^exec_folio_ctl: enable-unit: give only one of" "enable-unit with two policies" -- \
+	"$ctl" enable-unit demo --mode auto --size 64K --from "$tmp/unit.cat" --print
+tc 1 "^exec_folio_ctl: disable-unit: expected one service NAME$" "disable-unit without NAME" -- "$ctl" disable-unit
+tc 1 "^exec_folio_ctl: report: give --pid PID" "report without a target" -- "$ctl" report
+tc 1 "^exec_folio_ctl: report: give --pid PID" "report --all with --pid" -- "$ctl" report --all --pid "$S"
+tc 1 "^exec_folio_ctl: exec: give --mode, --size or --order$" "exec without a policy" -- "$ctl" exec -- echo ran
+tc 1 "^exec_folio_ctl: exec: give only one of" "exec with two policies" -- "$ctl" exec --mode auto --order 4 -- echo ran
+tc 1 "^exec_folio_ctl: exec: no command given$" "exec without a command" -- "$ctl" exec --mode auto
+tc 1 "^exec_folio_ctl: exec: no command given$" "exec with -- and no command" -- "$ctl" exec --mode auto --
+# exec: the command's own status and the 126/127 of one that cannot run.
+printf '#!/bin/sh\necho no\n' > "$C/noexec"
+chmod 644 "$C/noexec"
+tc 127 "^exec_folio_ctl: failed to execute : No such file or directory$" "exec of '' is 127" -- "$ctl" exec --mode never -- ""
+tc 127 "failed to execute /nonexistent-$$: No such file or directory$" "exec of a missing file is 127" -- \
+	"$ctl" exec --mode never -- /nonexistent-$$
+tc 127 "failed to execute efc-nonexistent-$$: No such file" "exec of a command not in PATH is 127" -- \
+	"$ctl" exec --mode never -- efc-nonexistent-$$
+tc 126 "failed to execute /etc: Permission denied$" "exec of a directory is 126" -- "$ctl" exec --mode never -- /etc
+tc 126 "failed to execute $C/noexec: Permission denied$" "exec of a file without x is 126" -- "$ctl" exec --mode never -- "$C/noexec"
+tc 7 "^out$" "exec passes the command's exit status 7 on" -- "$ctl" exec --mode never -- sh -c 'echo out; exit 7'
+tc 143 "^term$" "exec: a command killed by SIGTERM is 143" -- "$ctl" exec --mode never -- sh -c 'echo term; kill -TERM $$'
+tc 0 "^--mode$" "exec: the command's own options are its own" -- "$ctl" exec --mode never echo --mode
+tc 0 "^a b  c$" "exec: arguments with spaces passed as they are" -- "$ctl" exec --mode never -- echo "a b  c"
+tc 2 "^exec_folio_ctl: this kernel has no exec folio policy" "exec --strict without the feature: 2, command not run" -- \
+	"$ctl" exec --strict --mode auto -- echo ran
+tc 0 "warning: this kernel has no exec folio policy.*running echo with the policy it inherits" \
+	"exec without the feature: the warning, the command runs" -- "$ctl" exec --mode auto -- echo ran
+echo "# command lines: $((SECONDS - t0)) s"
+
+# Knob-dependent commands, with a stand-in knob in a private mount
+# namespace: status, set and apply as root and as nobody.
+if [ -n "$run_knob" ]; then
+	tc 0 "^exec_folio_size: arch$" "status with the knob" -- $KN "$ctl" status
+	tc 0 "^accepted: +never arch auto 16K 32K 64K 128K 256K 512K 1M 2M$" "status lists what the knob accepts" -- $KN "$ctl" status
+	tc 2 "^exec_folio_ctl: process $S: no ExecFolioSize in /proc/$S/status$" "status --pid on a kernel without the line: 2" -- \
+		$KN "$ctl" status --pid "$S"
+	tc 1 "^exec_folio_ctl: no process 1073741823$" "status --pid of no process" -- $KN "$ctl" status --pid 1073741823
+	tc 0 "^exec_folio_size: arch$" "status as nobody" -- $KN $NB "$ctl" status
+	for vw in auto=auto AUTO=auto never=never Arch=arch 64K=64K 65536=64K 64KiB=64K 2M=2M 2MiB=2M 16k=16K; do
+		v=${vw%%=*} w=${vw#*=}
+		tc 0 "^$w +never \[arch\]" "set $v writes $w to the knob" -- $KP sh -c '"$1" set "$2" && cat "$3"' - "$ctl" "$v" "$knob_file"
+	done
+	for v in "" 1 2 4K 8K 48K 4M 1G inherit INHERIT always "$huge" "ı" "64KB" "auto "; do
+		tc 1 "^exec_folio_ctl: '.*' is not accepted by this kernel; accepted: never arch auto 16K" \
+			"set $(shown "$v") refused, with what is accepted" -- $KN "$ctl" set "$v"
+	done
+	tc 1 "^exec_folio_ctl: set: changing the global policy needs root$" "set as nobody" -- $KN $NB "$ctl" set auto
+	tc 2 "^exec_folio_ctl: this kernel has no exec folio policy" "set without the feature: 2" -- "$ctl" set auto
+	tc 1 "^exec_folio_ctl: exec: the kernel refused auto: Invalid argument$|^exec_folio_ctl: the kernel refused auto" \
+		"exec --strict where the prctl is not there: the kernel's refusal, 1" -- $KN "$ctl" exec --strict --mode auto -- echo ran
+	tc 1 "the kernel refused 64K" "exec --strict --size 64K refused by the kernel: 1" -- \
+		$KN "$ctl" exec --strict --size 64K -- echo ran
+	tc 0 "^ran$" "exec where the kernel refuses: the command runs" -- $KN "$ctl" exec --size 64K -- echo ran
+	tc 0 "^ran$" "exec as nobody runs the command" -- $NB "$ctl" exec --mode auto -- echo ran
+else
+	skip "status, set and apply with the knob" "no mount namespaces"
+fi
+
+# apply: configuration files of every kind, without the knob and with it.
+A=$C/conf
+mkdir -p "$A"
+printf 'exec_folio_size = auto\n' > "$A/auto"
+printf 'exec_folio_size = auto\r\n' > "$A/crlf"
+printf '# a comment\r\n\r\nexec_folio_size = 64K\r\n' > "$A/crlf-64K"
+printf '\texec_folio_size\t=\tAUTO\t# tabs\n' > "$A/tabs"
+printf 'exec_folio_size=2M' > "$A/no-newline-2M"
+printf '   exec_folio_size   =   never   \n# end\n' > "$A/spaces-never"
+printf 'exec_folio_size = 64KiB\n' > "$A/64KiB"
+printf '# comments only\n\n   \n# exec_folio_size = auto\n' > "$A/comments"
+: > "$A/empty"
+printf '\n\n\n' > "$A/blank"
+"$py" -c 'import sys; open(sys.argv[1],"w").write("#" * 1022 + "\n" + ("# padding\n" * 6450))' "$A/big-ok"
+printf 'exec_folio_size = 48K\n' > "$A/48K"
+printf 'exec_folio_size = 1\n' > "$A/1"
+# bad lines: NAME, the message.
+declare -A badconf=(
+	[nul]='exec_folio_size = auto\0\n|NUL byte in line'
+	[nul-only]='\0\0\0\0|NUL byte in line'
+	[inherit]='exec_folio_size = inherit\n|"inherit" is not a mode \(never, arch, auto\) or a size'
+	[garbage-value]='exec_folio_size = \xff\xfe\n|"\\xff\\xfe" is not a mode'
+	[no-value]='exec_folio_size =\n|exec_folio_size needs a mode or a size'
+	[no-eq]='exec_folio_size auto\n|expected "key = value", got "exec_folio_size auto"'
+	[unknown]='foo = bar\n|unknown setting "foo" \(known: exec_folio_size\)'
+	[upper-key]='EXEC_FOLIO_SIZE = auto\n|unknown setting "EXEC_FOLIO_SIZE"'
+	[bom]='\xef\xbb\xbfexec_folio_size = auto\n|unknown setting "\\xef\\xbb\\xbfexec_folio_size"'
+	[dotless-i]='exec_folio_s\xc4\xb1ze = auto\n|unknown setting "exec_folio_s\\xc4\\xb1ze"'
+	[twice]='exec_folio_size = auto\nexec_folio_size = never\n|exec_folio_size already set on line 1'
+	[cr-only]='exec_folio_size = auto\rexec_folio_size = never\r|is not a mode'
+	[value-too-long]="exec_folio_size = $(printf 'a%.0s' $(seq 70))\\n|exec_folio_size needs a mode or a size"
+	[two-values]='exec_folio_size = auto never\n|"auto never" is not a mode'
+	[ini-section]='[exec-folio]\nexec_folio_size = auto\n|expected "key = value", got "\[exec-folio\]"'
+	[shell-style]='export exec_folio_size=auto\n|unknown setting "export exec_folio_size"'
+	[quoted]='exec_folio_size = "auto"\n|""auto"" is not a mode'
+	[negative]='exec_folio_size = -64K\n|"-64K" is not a mode'
+	[overflow]='exec_folio_size = 99999999999999999999K\n|is not a mode'
+	[size-too-long-for-word]='exec_folio_size = 5555555555555555\n|is not a mode'
+	[utf8-digits]='exec_folio_size = \xd9\xa6\xd9\xa4K\n|"\\xd9\\xa6\\xd9\\xa4K" is not a mode'
+)
+for name in "${!badconf[@]}"; do
+	IFS='|' read -r body msg <<< "${badconf[$name]}"
+	printf "$body" > "$A/bad-$name"
+done
+"$py" -c 'import random,sys; random.seed(21); open(sys.argv[1],"wb").write(bytes(random.randrange(256) for _ in range(4096)))' "$A/binary"
+"$py" -c 'import sys; open(sys.argv[1],"w").write("x\n" * 1000)' "$A/1000-bad"
+"$py" -c 'import sys; open(sys.argv[1],"w").write("exec_folio_size = auto # " + "x" * 1100 + "\n")' "$A/long-line"
+"$py" -c 'import sys; open(sys.argv[1],"w").write("#" * 65536 + "\n")' "$A/64K+1"
+truncate -s 1T "$A/sparse-1T"
+mkfifo "$A/fifo"
+mkdir "$A/dir"
+ln -s loop-b "$A/loop-a"; ln -s loop-a "$A/loop-b"
+ln -s auto "$A/link-auto"
+ln -s nonexistent "$A/dangling"
+odd="$A/odd dir"$'\n'"é \\ \"q\" %n \$x"
+mkdir -p "$odd"
+cp "$A/auto" "$odd/exec folio.conf"
+printf 'exec_folio_size = auto\n' > "$A/unreadable"
+chmod 000 "$A/unreadable"
+chmod 755 "$C" "$A"
+for f in auto crlf crlf-64K tabs no-newline-2M spaces-never 64KiB link-auto 48K 1; do
+	tc 2 "^exec_folio_ctl: this kernel has no exec folio policy" "apply $f without the feature: 2" -- "$ctl" apply "$A/$f"
+done
+tc 2 "^exec_folio_ctl: this kernel has no exec folio policy" "apply of a path with a newline, UTF-8, quotes, % and \$" -- \
+	"$ctl" apply "$odd/exec folio.conf"
+for f in empty comments blank big-ok; do
+	tc 0 "" "apply $f: nothing to apply, nothing said" -- "$ctl" apply "$A/$f"
+done
+for name in "${!badconf[@]}"; do
+	IFS='|' read -r body msg <<< "${badconf[$name]}"
+	tc 1 "^$A/bad-$name:[0-9]+: .*$msg" "apply $name: the line and the problem" -- "$ctl" apply "$A/bad-$name"
+	tc 1 "^exec_folio_ctl: $A/bad-$name: [0-9]+ bad lines?, nothing applied$" "apply $name: nothing applied" -- \
+		"$ctl" apply "$A/bad-$name"
+done
+tc 1 "^exec_folio_ctl: $A/binary: [0-9]+ bad lines, nothing applied$" "apply of 4 KB of random bytes" -- "$ctl" apply "$A/binary"
+tc 1 "^$A/1000-bad: 990 more bad lines not shown$" "apply of 1000 bad lines: 10 shown, the rest counted" -- "$ctl" apply "$A/1000-bad"
+tc 1 "^exec_folio_ctl: $A/1000-bad: 1000 bad lines, nothing applied$" "apply of 1000 bad lines: nothing applied" -- "$ctl" apply "$A/1000-bad"
+tc 1 "^$A/long-line:1: line longer than 1024 bytes$" "apply of a line over 1024 bytes" -- "$ctl" apply "$A/long-line"
+tc 1 "^exec_folio_ctl: $A/64K\+1: larger than 64 KiB, nothing applied$" "apply of 64 KiB + 1 byte" -- "$ctl" apply "$A/64K+1"
+tc 1 "^exec_folio_ctl: $A/sparse-1T: larger than 64 KiB, nothing applied$" "apply of a sparse 1 TB file, at once" -- "$ctl" apply "$A/sparse-1T"
+tc 1 "^exec_folio_ctl: $A/fifo: not a regular file, nothing applied$" "apply of a FIFO: refused, not blocked" -- "$ctl" apply "$A/fifo"
+tc 1 "^exec_folio_ctl: $A/dir: not a regular file, nothing applied$" "apply of a directory" -- "$ctl" apply "$A/dir"
+tc 1 "^exec_folio_ctl: /dev/null: not a regular file, nothing applied$" "apply of /dev/null" -- "$ctl" apply /dev/null
+tc 1 "^exec_folio_ctl: /dev/zero: not a regular file, nothing applied$" "apply of /dev/zero: refused, not read forever" -- "$ctl" apply /dev/zero
+tc 1 "^exec_folio_ctl: /dev/stdin: not a regular file, nothing applied$" "apply of a pipe on stdin" -- \
+	sh -c 'echo "exec_folio_size = auto" | "$1" apply /dev/stdin' - "$ctl"
+tc 1 "^exec_folio_ctl: cannot read $A/loop-a: Too many levels of symbolic links$" "apply of a symlink loop" -- "$ctl" apply "$A/loop-a"
+tc 1 "^exec_folio_ctl: cannot read $A/dangling: No such file or directory$" "apply of a dangling symlink" -- "$ctl" apply "$A/dangling"
+tc 1 "^exec_folio_ctl: cannot read $A/nonexistent: No such file or directory$" "apply of a missing file" -- "$ctl" apply "$A/nonexistent"
+tc 1 "^exec_folio_ctl: cannot read $A/auto/x: Not a directory$" "apply below a file" -- "$ctl" apply "$A/auto/x"
+tc 1 "^exec_folio_ctl: cannot read .*: File name too long$" "apply of a 5000-byte name" -- "$ctl" apply "$A/$huge"
+tc 1 "^exec_folio_ctl: cannot read $A/unreadable: Permission denied$" "apply of an unreadable file as nobody" -- \
+	$NB "$ctl" apply "$A/unreadable"
+tc 1 "^/proc/self/status:1: expected " "apply of a /proc file: bad lines, nothing applied" -- "$ctl" apply /proc/self/status
+if [ -n "$run_knob" ]; then
+	tc 1 "^exec_folio_ctl: cannot read /etc/exec-folio.conf: No such file or directory$" \
+		"apply with no FILE and no /etc/exec-folio.conf" -- unshare -m sh -c 'mount -t tmpfs none /etc && exec "$@"' - "$ctl" apply
+	tc 0 "^auto +never \[arch\]" "apply with no FILE reads /etc/exec-folio.conf" -- unshare -m sh -c \
+		'mount -t tmpfs none /etc && cp "$3" /etc/exec-folio.conf && sh "$4" sh -c "\"\$0\" apply && cat \"\$1\"" "$1" "$2"' \
+		- "$ctl" "$knob_file" "$A/auto" "$tmp/knobpad.sh"
+	for fw in auto=auto crlf=auto crlf-64K=64K tabs=auto no-newline-2M=2M spaces-never=never 64KiB=64K link-auto=auto; do
+		f=${fw%%=*} w=${fw#*=}
+		tc 0 "^$w +never \[arch\]" "apply $f with the knob writes $w" -- $KP sh -c '"$1" apply "$2" && cat "$3"' - "$ctl" "$A/$f" "$knob_file"
+	done
+	for f in 48K 1; do
+		tc 1 "^exec_folio_ctl: $A/$f:1: '.*' is not accepted by this kernel \(accepted: never arch auto" \
+			"apply $f with the knob: not accepted, nothing applied" -- $KN "$ctl" apply "$A/$f"
+	done
+	tc 0 "^ +never \[arch\]" "apply of bad lines with the knob changes nothing" -- \
+		$KP sh -c '"$1" apply "$2"; cat "$3"' - "$ctl" "$A/bad-twice" "$knob_file"
+	tc 1 "^exec_folio_ctl: apply: changing the global policy needs root$" "apply as nobody with the knob" -- \
+		$KN $NB "$ctl" apply "$A/auto"
+fi
+echo "# config files: $((SECONDS - t0)) s"
+
+# enable-unit and disable-unit: the unit text, --root, --exe.
+U=$C/units
+mkdir -p "$U"
+cp "$tmp/unit.cat" "$U/ok"
+printf '[Service]\r\nExecStart=/usr/bin/true\r\n' > "$U/crlf"
+printf '[Service]\nExecStart=/usr/bin/true\n\0ExecStart=/usr/bin/false\n' > "$U/nul"
+"$py" -c 'import sys; open(sys.argv[1],"w").write("[Service]\nExecStart=/usr/bin/true\n" + "# x\n" * 300000 + "ExecStart=/usr/bin/false\n")' "$U/over-1M"
+"$py" -c 'import sys; open(sys.argv[1],"w").write("[Service]\nExecStart=/usr/bin/true\n" + "# x\n" * 200000 + "ExecStart=/usr/bin/false\n")' "$U/under-1M"
+"$py" -c 'import random,sys; random.seed(5); open(sys.argv[1],"wb").write(bytes(random.randrange(1,256) for _ in range(4096)))' "$U/binary"
+: > "$U/empty"
+printf '[Unit]\nDescription=x\n' > "$U/no-exec"
+printf '[Service]\nExecStart=/usr/bin/true \\\n  --flag\n' > "$U/continued"
+"$py" -c 'import sys; open(sys.argv[1],"w").write("[Service]\n" + "ExecStart=/usr/bin/true\n" * 17)' "$U/17-exec"
+printf '[Service]\nExecStart=/usr/bin/one\nExecStart=\nExecStart=/usr/bin/two\n' > "$U/reset"
+printf '[Service]\nExecStart=-/usr/bin/true\n' > "$U/prefix"
+printf '# /etc/systemd/system/demo.service\n[Service]\nExecStart=/usr/bin/true\n# /etc/systemd/system/demo.service.d/exec-folio.conf\n[Service]\nExecStart=\nExecStart=/usr/sbin/exec_folio_ctl exec --mode auto -- /usr/bin/true\n' > "$U/ours"
+mkdir "$U/dir"
+mkfifo "$U/fifo"
+ln -s loop-b "$U/loop-a"; ln -s loop-a "$U/loop-b"
+cp "$U/ok" "$U/unreadable"
+chmod 000 "$U/unreadable"
+chmod 755 "$U"
+eu() { "$ctl" enable-unit demo --mode auto "$@"; }
+tc 0 "^ExecStart=.* exec --mode auto -- /usr/bin/true$" "enable-unit --from a CRLF unit" -- eu --from "$U/crlf" --print
+tc 0 "^ExecStart=.* exec --mode auto -- /usr/bin/false$" "enable-unit --from a unit of 800 KB: the last ExecStart= kept" -- \
+	eu --from "$U/under-1M" --print
+tc 1 "^exec_folio_ctl: enable-unit: $U/over-1M: larger than 1024 KiB, nothing written$" \
+	"enable-unit --from a unit over 1 MiB: refused, not cut" -- eu --from "$U/over-1M" --print
+tc 1 "^exec_folio_ctl: enable-unit: $U/nul: a NUL byte in the unit text, nothing written$" \
+	"enable-unit --from a unit with a NUL byte: refused, not ended there" -- eu --from "$U/nul" --print
+tc 1 "^exec_folio_ctl: enable-unit: demo.service: the unit has no ExecStart=$" "enable-unit --from random bytes" -- \
+	eu --from "$U/binary" --print
+tc 1 "^exec_folio_ctl: enable-unit: demo.service: the unit has no ExecStart=$" "enable-unit --from an empty file" -- \
+	eu --from "$U/empty" --print
+tc 1 "^exec_folio_ctl: enable-unit: demo.service: the unit has no ExecStart=$" "enable-unit --from a unit without [Service]" -- \
+	eu --from "$U/no-exec" --print
+tc 1 "^exec_folio_ctl: enable-unit: demo.service: ExecStart= continued on the next line" "enable-unit --from a continued ExecStart=" -- \
+	eu --from "$U/continued" --print
+tc 1 "^exec_folio_ctl: enable-unit: demo.service: more than 16 ExecStart= lines$" "enable-unit --from 17 ExecStart= lines" -- \
+	eu --from "$U/17-exec" --print
+tc 0 "^ExecStart=.* exec --mode auto -- /usr/bin/two$" "enable-unit --from a unit that resets ExecStart=" -- \
+	eu --from "$U/reset" --print
+tc 0 "^ExecStart=.*exec_folio_ctl.* -- /usr/bin/true$" "enable-unit --from systemctl cat output with our own drop-in" -- \
+	eu --from "$U/ours" --print
+tc 0 "^ExecStart=.* -- /usr/bin/true$" "enable-unit --from a pipe (process substitution)" -- \
+	bash -c '"$1" enable-unit demo --mode auto --from <(cat "$2") --print' - "$ctl" "$U/ok"
+tc 1 "^exec_folio_ctl: cannot read $U/dir: Is a directory$" "enable-unit --from a directory" -- eu --from "$U/dir" --print
+tc 1 "^exec_folio_ctl: cannot read $U/loop-a: Too many levels of symbolic links$" "enable-unit --from a symlink loop" -- \
+	eu --from "$U/loop-a" --print
+tc 1 "^exec_folio_ctl: cannot read $U/none: No such file or directory$" "enable-unit --from a missing file" -- eu --from "$U/none" --print
+tc 1 "^exec_folio_ctl: cannot read $U/unreadable: Permission denied$" "enable-unit --from an unreadable file as nobody" -- \
+	$NB "$ctl" enable-unit demo --mode auto --from "$U/unreadable" --print
+tc 1 "^exec_folio_ctl: enable-unit: --from needs a path" "enable-unit --from ''" -- eu --from "" --print
+tc 1 "^exec_folio_ctl: enable-unit: --exe needs a path" "enable-unit --exe ''" -- eu --from "$U/ok" --print --exe ""
+tc 1 "^exec_folio_ctl: enable-unit: --exe relative/x: " "enable-unit --exe relative" -- eu --from "$U/ok" --print --exe relative/x
+tc 1 "^exec_folio_ctl: enable-unit: --exe $U/ok: Permission denied$" "enable-unit --exe not executable" -- eu --from "$U/ok" --print --exe "$U/ok"
+tc 1 "^exec_folio_ctl: enable-unit: --exe /nonexistent-$$: No such file or directory$" "enable-unit --exe missing" -- \
+	eu --from "$U/ok" --print --exe /nonexistent-$$
+mkdir -p "$U/a"$'\n'"b"
+cp "$ctl" "$U/a"$'\n'"b/exec_folio_ctl"
+tc 0 '^ExecStart="[^"]*/a\\x0ab/exec_folio_ctl" exec --mode auto -- /usr/bin/true$' "enable-unit --exe with a newline: escaped, one line" -- \
+	eu --from "$U/ok" --print --exe "$U/a"$'\n'"b/exec_folio_ctl"
+R=$C/root
+tc 0 "^wrote $R/etc/systemd/system/demo.service.d/exec-folio.conf$" "enable-unit --root writes the drop-in" -- \
+	eu --from "$U/ok" --root "$R"
+tc 0 "^ExecStart=.* exec --mode auto -- /usr/bin/true$" "... and it holds the command" -- cat "$R/etc/systemd/system/demo.service.d/exec-folio.conf"
+tc 0 "^wrote " "enable-unit --root again replaces it" -- eu --from "$U/ok" --root "$R"
+tc 0 "^removed $R/etc/systemd/system/demo.service.d/exec-folio.conf$" "disable-unit --root removes it" -- \
+	"$ctl" disable-unit demo --root "$R"
+tc 1 "^exec_folio_ctl: cannot remove $R/etc/systemd/system/demo.service.d/exec-folio.conf: No such file or directory$" \
+	"disable-unit of a unit not enabled" -- "$ctl" disable-unit demo --root "$R"
+tc 1 "^exec_folio_ctl: disable-unit: --root needs a path" "disable-unit --root ''" -- "$ctl" disable-unit demo --root ""
+tc 1 "^exec_folio_ctl: cannot create $U/ok/etc/systemd/system/demo.service.d: Not a directory$" "enable-unit --root a file" -- \
+	eu --from "$U/ok" --root "$U/ok"
+tc 1 "^exec_folio_ctl: cannot create $U/loop-a/etc/systemd/system/demo.service.d: Too many levels of symbolic links$" \
+	"enable-unit --root a symlink loop" -- eu --from "$U/ok" --root "$U/loop-a"
+tc 1 "^exec_folio_ctl: --root path too long$|File name too long" "enable-unit --root of 5000 bytes" -- \
+	eu --from "$U/ok" --root "/$huge"
+eu --from "$U/ok" --root "$R" 2> /dev/null
+chmod 555 "$R/etc/systemd/system/demo.service.d"
+tc 1 "^exec_folio_ctl: cannot remove $R/etc/systemd/system/demo.service.d/exec-folio.conf: Permission denied$" \
+	"disable-unit as nobody: EACCES, the drop-in kept" -- $NB "$ctl" disable-unit demo --root "$R"
+tc 1 "^exec_folio_ctl: cannot write $R/etc/systemd/system/demo.service.d/exec-folio.conf: Permission denied$" \
+	"enable-unit as nobody into a directory not its own" -- $NB "$ctl" enable-unit demo --mode auto --from "$U/ok" --root "$R" --exe "$ctl"
+chmod 755 "$R/etc/systemd/system/demo.service.d"
+echo "# units: $((SECONDS - t0)) s"
+
+# Outputs: every command that writes to stdout, to /dev/full, to a closed
+# stdout, and to a pipe closed early (no error: the reader has gone).
+for cmd in "-V" "-h" "status --help" "set --help" "exec --help" "report --help" "apply --help" \
+	   "enable-unit --help" "disable-unit --help" "report --pid $S" "report --pid $S --rollup" \
+	   "report --pid $S --pid $S --json" "enable-unit demo --order 4 --from $U/ok --print"; do
+	name=${cmd//$S/S}
+	name=${name//$U/U}
+	tc 1 "^exec_folio_ctl: write error: No space left on device$" "$name > /dev/full" -- sh -c '"$@" > /dev/full' - "$ctl" $cmd
+	tc 1 "^exec_folio_ctl: write error: Bad file descriptor$" "$name >&-" -- sh -c '"$@" >&-' - "$ctl" $cmd
+done
+tc 0 "" "report of 2 processes to a pipe closed at once: exit 0, nothing said" -- \
+	sh -c 'trap "" PIPE; "$@" | true; exit $(($? + 0))' - "$ctl" report --pid "$S" --pid "$S"
+tc 1 "" "an error with stderr closed: exit 1 still" -- sh -c '"$@" 2>&-' - "$ctl" report --pid 1073741823
+tc 1 "" "an error with stderr /dev/full: exit 1 still" -- sh -c '"$@" 2> /dev/full' - "$ctl" report --pid 1073741823
+tc 0 "^ran$" "exec with stdin closed runs the command" -- sh -c '"$@" <&-' - "$ctl" exec --mode never -- echo ran
+
+# Target processes: a zombie, a kernel thread, one that is gone, deleted
+# and memfd text, thousands of mappings, odd names and paths.
+"$py" -c 'import os,sys,time
+p = os.fork()
+if p == 0:
+    os._exit(0)
+print(p, flush=True)
+time.sleep(300)' > "$C/zombie" &
+pids+=("$!")
+for i in $(seq 50); do [ -s "$C/zombie" ] && break; sleep 0.05; done
+Z=$(cat "$C/zombie")
+tc 1 "^exec_folio_ctl: process $Z has exited \(a zombie\): no memory to report$" "report --pid of a zombie says so" -- \
+	"$ctl" report --pid "$Z"
+tj 1 'd["processes"] == [] and d["processes_reported"] == 0' "report --pid of a zombie --json: valid, empty" -- \
+	"$ctl" report --pid "$Z" --json
+tc 1 "^exec_folio_ctl: no process 1073741823$" "report --pid of no process says so" -- "$ctl" report --pid 1073741823
+tc 1 "^exec_folio_ctl: no process 1073741823$" "report --pid of no process with a live one: the live one reported" -- \
+	"$ctl" report --pid "$S" --pid 1073741823
+kt=$("$py" -c 'import os
+for p in sorted(int(x) for x in os.listdir("/proc") if x.isdigit()):
+    try:
+        s = open("/proc/%d/stat" % p).read()
+    except OSError:
+        continue
+    if int(s[s.rindex(")") + 2:].split()[6]) & 0x200000:
+        print(p)
+        break' 2> /dev/null)
+if [ -n "$kt" ]; then
+	tc 0 "" "report --pid of a kernel thread ($kt): nothing to report, no error" -- "$ctl" report --pid "$kt"
+	tj 0 'd["processes"] == [] and d["skipped"]["unreadable"] == 0' "report --pid of a kernel thread --json" -- \
+		"$ctl" report --pid "$kt" --json
+else
+	skip "report --pid of a kernel thread" "no kernel thread visible here"
+fi
+cp /bin/sleep "$C/deleted-sleep"
+"$C/deleted-sleep" 300 &
+pids+=("$!")
+D=$!
+"$py" -c 'import mmap,os,time
+fd = os.memfd_create("efc-hostile")
+os.write(fd, b"\x90" * 8192)
+m = mmap.mmap(fd, 8192, prot=mmap.PROT_READ | mmap.PROT_EXEC, flags=mmap.MAP_SHARED)
+m[0]
+print("ready", flush=True)
+time.sleep(300)' > "$C/memfd.ready" &
+M=$!
+pids+=("$M")
+# 5000 executable mappings of one page of a file each, none merged.
+head -c 4096 /dev/zero > "$C/page"
+"$py" -c 'import mmap,os,sys,time
+fd = os.open(sys.argv[1], os.O_RDONLY)
+ms = [mmap.mmap(fd, 4096, prot=mmap.PROT_READ | (mmap.PROT_EXEC if i % 2 == 0 else 0), flags=mmap.MAP_PRIVATE) for i in range(10000)]
+for m in ms[::2]:
+    m[0]
+print("ready", flush=True)
+time.sleep(300)' "$C/page" > "$C/many.ready" &
+MM=$!
+pids+=("$MM")
+sleep 0.2
+rm "$C/deleted-sleep"
+for i in $(seq 100); do grep -q ready "$C/memfd.ready" "$C/many.ready" 2> /dev/null && [ "$(cat "$C/memfd.ready" "$C/many.ready" | wc -l)" = 2 ] && break; sleep 0.05; done
+tc 0 "^$D: .* r-xp .*/deleted-sleep \(deleted\)$" "report of text whose file is deleted" -- "$ctl" report --pid "$D"
+targs=("$C/deleted-sleep (deleted)")
+tj 0 'any(m["path"] == a[0] for m in d["processes"][0]["mappings"])' "report --json of deleted text: the path as the kernel has it" -- \
+	"$ctl" report --pid "$D" --json
+tc 0 "^$M: .* r-xs .*/memfd:efc-hostile \(deleted\)$" "report of memfd text" -- "$ctl" report --pid "$M"
+tc 0 "^$MM: rollup of 50[0-9][0-9] text mappings$" "report of a process with 5000 text mappings" -- "$ctl" report --pid "$MM"
+tj 0 'len(d["processes"][0]["mappings"]) >= 5000' "report --json of 5000 text mappings" -- "$ctl" report --pid "$MM" --json
+cp "$tmp/o" "$C/many.json"
+tj 0 'len(d["processes"][0]["mappings"]) >= 5000' "report --json of 5000 text mappings (smaps mode)" -- \
+	env EXEC_FOLIO_CTL_SMAPS=1 "$ctl" report --pid "$MM" --json
+cmp -s "$tmp/o" "$C/many.json" && ok "5000 text mappings: smaps and pagemap modes give the same JSON" ||
+	nok "5000 text mappings: smaps and pagemap modes differ"
+targs=()
+# Odd names: /proc/PID/comm written by the process; odd paths of the
+# text: a newline, a space, UTF-8, a byte that is no UTF-8, quotes, '%'.
+names=("a"$'\n'"b" "é€x" "x) Z 1 (" "  spaces  " '\"q\\' "%n%s" $'\t'"tab" "$(printf '\xff\xfe')")
+op=()
+for i in "${!names[@]}"; do
+	"$py" -c 'import os,sys,time
+with open("/proc/self/comm", "wb") as f:
+    f.write(os.fsencode(sys.argv[1]))
+print("ready", flush=True)
+time.sleep(300)' "${names[$i]}" > "$C/name$i.ready" &
+	op+=("$!")
+	pids+=("$!")
+done
+opath=("$C/new"$'\n'"line" "$C/sp ace" "$C/é€" "$C/$(printf '\xff')x" "$C/q\"uo'te" "$C/back\\slash" "$C/per%cent")
+oq=()
+for p in "${opath[@]}"; do
+	mkdir -p "$p"
+	cp /bin/sleep "$p/sleep"
+	"$p/sleep" 300 &
+	oq+=("$!")
+	pids+=("$!")
+done
+sleep 0.3
+for i in "${!names[@]}"; do
+	targs=("${names[$i]}")
+	tj 0 'd["processes"][0]["name"] == a[0].encode("utf-8", "surrogateescape")[:15].decode("utf-8", "replace")' \
+		"report --json of a process named $(shown "${names[$i]}"): the whole name" -- "$ctl" report --pid "${op[$i]}" --json
+done
+targs=()
+for i in "${!opath[@]}"; do
+	p=${oq[$i]}
+	n=$(grep -c ' r-xp .* /' "/proc/$p/maps")
+	tc 0 "^$p: rollup of $n text mappings$" "report (text) of text at $(shown "${opath[$i]}"): one line a mapping" -- \
+		"$ctl" report --pid "$p"
+	[ "$(grep -c "^$p: [0-9a-f]*-[0-9a-f]* r-xp " "$tmp/o")" = "$n" ] && ok "... $n mapping lines, the path on each" ||
+		nok "report (text) of text at $(shown "${opath[$i]}"): $(grep -c "^$p: " "$tmp/o") lines, want $n"
+	targs=("$p")
+	tj 0 'sorted(m["path"] for m in d["processes"][0]["mappings"]) == sorted(l.split(None, 5)[5].rstrip("\n") for l in open("/proc/%s/maps" % a[0], encoding="utf-8", errors="replace") if l.split()[1] == "r-xp" and len(l.split()) > 5 and l.split(None, 5)[5].startswith("/"))' \
+		"report --json of text at $(shown "${opath[$i]}"): valid, the paths as in maps" -- "$ctl" report --pid "$p" --json
+	targs=()
+done
+echo "# targets: $((SECONDS - t0)) s"
+
+# Privileges: no CAP_SYS_ADMIN, nobody, few descriptors, hidepid=2.
+tc 1 "^exec_folio_ctl: report needs CAP_SYS_ADMIN" "report --pid as nobody" -- $NB "$ctl" report --pid "$S"
+tc 1 "^exec_folio_ctl: report needs CAP_SYS_ADMIN" "report --all as nobody" -- $NB "$ctl" report --all
+tc 1 "^exec_folio_ctl: report needs CAP_SYS_ADMIN" "report as root without CAP_SYS_ADMIN" -- \
+	setpriv --bounding-set=-sys_admin --inh-caps=-sys_admin "$ctl" report --pid "$S"
+tc 0 "file-resident" "report as root without CAP_SYS_PTRACE (not needed)" -- \
+	setpriv --bounding-set=-sys_ptrace --inh-caps=-sys_ptrace "$ctl" report --pid "$S"
+tc 2 "^exec_folio_ctl: this kernel has no exec folio policy" "status as nobody without the feature: 2" -- $NB "$ctl" status
+[ -n "$static" ] && tc 0 "^exec_folio_ctl from " "exec with RLIMIT_NOFILE=3 runs the (static) command" -- \
+	bash -c 'ulimit -n 3; exec "$@"' - "$static" exec --mode never -- "$static" -V
+if [ -n "$static" ]; then
+	tc 1 "^exec_folio_ctl: cannot read $A/auto: Too many open files$" "apply with RLIMIT_NOFILE=3" -- \
+		bash -c 'ulimit -n 3; exec "$@"' - "$static" apply "$A/auto"
+	tc 1 "^exec_folio_ctl: cannot read $U/ok: Too many open files$" "enable-unit --from with RLIMIT_NOFILE=3" -- \
+		bash -c 'ulimit -n 3; exec "$@"' - "$static" enable-unit demo --mode auto --from "$U/ok" --print
+	for n in 4 5; do
+		tc 1 "^exec_folio_ctl: cannot read process $S: Too many open files$" "report with RLIMIT_NOFILE=$n: the real cause" -- \
+			bash -c 'ulimit -n "$1"; shift; exec "$@"' - "$n" "$static" report --pid "$S"
+	done
+	for n in 6 8; do
+		tc 0 "file-resident" "report with RLIMIT_NOFILE=$n" -- bash -c 'ulimit -n "$1"; shift; exec "$@"' - "$n" "$static" report --pid "$S"
+	done
+	[ -n "$run_knob" ] && tc 1 "^exec_folio_ctl: cannot read $knob_file: Too many open files$" "status with RLIMIT_NOFILE=3 and the knob" -- \
+		$KN bash -c 'ulimit -n 3; exec "$@"' - "$static" status
+fi
+if [ -n "$run_knob" ]; then
+	hp() { unshare -m sh -c 'mount -t proc -o hidepid=2 proc /proc && exec "$@"' - "$@"; }
+	caps="--inh-caps=+sys_admin,+dac_read_search --ambient-caps=+sys_admin,+dac_read_search"
+	tc 0 "file-resident" "report under hidepid=2 as root" -- hp "$ctl" report --pid "$S"
+	tc 1 "^exec_folio_ctl: cannot read process $S: not in /proc for this user \(mounted with hidepid=\?\)$" \
+		"report under hidepid=2, nobody with the capabilities: hidden, not missing" -- hp $NB $caps "$ctl" report --pid "$S"
+	tc 1 "^exec_folio_ctl: no process 1073741823$" "report under hidepid=2 of no process: missing" -- \
+		hp $NB $caps "$ctl" report --pid 1073741823
+	tc 1 "^exec_folio_ctl: report needs CAP_SYS_ADMIN" "report under hidepid=2 as nobody" -- hp $NB "$ctl" report --pid "$S"
+	tc 1 "^exec_folio_ctl: cannot read /proc/$S/status: not in /proc for this user \(mounted with hidepid=\?\)$" \
+		"status --pid under hidepid=2 as nobody: hidden, not missing" -- \
+		unshare -m sh -c 'mount -t proc -o hidepid=2 proc /proc && sh "$1" setpriv --reuid=65534 --regid=65534 --clear-groups "$2" status --pid "$3"' \
+		- "$tmp/knob.sh" "$ctl" "$S"
+fi
+echo "# privileges: $((SECONDS - t0)) s"
+
+# In a PID namespace of its own: --all over odd names, a zombie, 300
+# processes, and processes exiting while they are read.
+if unshare -p -f --mount-proc true 2> /dev/null; then
+	cat > "$C/ns.sh" << 'EOF'
+c=$1 out=$2 py=$3
+"$py" -c 'import os,time
+p = os.fork()
+if p == 0:
+    os._exit(0)
+with open("/proc/self/comm", "w") as f:
+    f.write("x) Z 1 (\n")
+time.sleep(300)' &
+for i in $(seq 300); do sleep 300 & done
+sleep 0.5
+"$c" report --all --rollup > "$out/all300.out" 2>&1; echo $? > "$out/all300.rc"
+"$c" report --all --json > "$out/all300.json" 2> "$out/all300.err"; echo $? > "$out/all300.jrc"
+kill -9 -1 2> /dev/null
+sleep 0.2
+# Churn: processes that exit while the walk reads them.
+(while :; do for i in 1 2 3 4 5 6 7 8; do /bin/true & done; wait; done) &
+for r in 1 2 3 4 5 6; do
+	"$c" report --all --json > "$out/churn$r.json" 2> "$out/churn$r.err"; echo $? > "$out/churn$r.rc"
+done
+EOF
+	unshare -p -f --mount-proc sh "$C/ns.sh" "$ctl" "$C" "$py"
+	tc 0 "^all 30[0-9] processes: rollup$" "report --all --rollup over 300 processes, a zombie, a name like stat's fields" -- \
+		sh -c 'cat "$1"; exit $(cat "$2")' - "$C/all300.out" "$C/all300.rc"
+	tj 0 'd["skipped"]["unreadable"] == 0 and d["processes_reported"] >= 300' "report --all --json of them: none unreadable" -- \
+		sh -c 'cat "$1"; exit $(cat "$2")' - "$C/all300.json" "$C/all300.jrc"
+	for r in 1 2 3 4 5 6; do
+		tj 0 'd["skipped"]["unreadable"] == 0' "report --all while processes exit mid-read, run $r: exit 0, none unreadable" -- \
+			sh -c 'cat "$1"; exit $(cat "$2")' - "$C/churn$r.json" "$C/churn$r.rc"
+	done
+else
+	skip "report --all in a PID namespace" "no PID namespaces"
+fi
+echo "# tables took $((SECONDS - t0)) s"
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

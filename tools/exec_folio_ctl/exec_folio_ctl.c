@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -20,6 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "args.h"
 #include "conf.h"
 #include "folio_walk.h"
 #include "json.h"
@@ -203,14 +205,11 @@ static void read_knob_or_die(struct knob_state *st)
 
 static pid_t parse_pid(const char *s)
 {
-	char *end;
-	long v;
+	pid_t pid;
 
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v <= 0 || v > 0x3fffffff)
+	if (arg_pid(s, &pid))
 		die(EXIT_FAILURE, "invalid PID '%s'", s);
-	return (pid_t)v;
+	return pid;
 }
 
 /*
@@ -219,24 +218,9 @@ static pid_t parse_pid(const char *s)
  */
 static const char *path_arg(const char *cmd, const char *opt, const char *arg)
 {
-	if (!arg[0])
+	if (arg_path(arg))
 		die(EXIT_FAILURE, "%s: %s needs a path, not an empty string", cmd, opt);
 	return arg;
-}
-
-/*
- * The smallest folio size of any Linux: its smallest page.  A size below
- * it is no folio size anywhere (a typo, "1" for 1 byte); one from it up
- * to this machine's page is one for machines of larger pages.
- */
-#define MIN_FOLIO_SIZE	4096ULL
-
-/* An explicit folio size (exec, enable-unit): a power of two from 4K; -1 if not. */
-static int parse_folio_size(const char *arg, unsigned long long *bytes)
-{
-	if (parse_size(arg, bytes) || (*bytes & (*bytes - 1)) || *bytes < MIN_FOLIO_SIZE)
-		return -1;
-	return 0;
 }
 
 /* After a command's options: nothing may be left. */
@@ -348,8 +332,17 @@ static int cmd_status(int argc, char **argv)
 				die(EXIT_NO_KERNEL_SUPPORT,
 				    "process %d: no ExecFolioSize in /proc/%d/status",
 				    (int)pid, (int)pid);
+			int err = errno;
+
+			/* As report says it: missing, or hidden by hidepid=. */
+			if (err == ENOENT && kill(pid, 0) && errno == ESRCH)
+				die(EXIT_FAILURE, "no process %d", (int)pid);
+			if (err == ENOENT)
+				die(EXIT_FAILURE,
+				    "cannot read /proc/%d/status: not in /proc for this user (mounted with hidepid=?)",
+				    (int)pid);
 			die(EXIT_FAILURE, "cannot read /proc/%d/status: %s",
-			    (int)pid, strerror(errno));
+			    (int)pid, strerror(err));
 		}
 	}
 	pmd = folio_walk_pmd_order(page_shift());
@@ -468,10 +461,11 @@ static int cmd_exec(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	/* A mode, or a size in bytes: PR_SET_EXEC_FOLIO_SIZE's argument. */
-	unsigned long value = 0, order;
+	unsigned long value = 0;
 	unsigned long long bytes;
 	const char *what = NULL;
-	char *end, err[256];
+	unsigned int order;
+	char err[256];
 	int c, set = 0, strict = 0, status;
 	bool below_page = false;
 
@@ -495,7 +489,7 @@ static int cmd_exec(int argc, char **argv)
 			value = m;
 			break;
 		case 's':
-			if (parse_folio_size(optarg, &bytes))
+			if (arg_folio_size(optarg, &bytes))
 				die(EXIT_FAILURE,
 				    "exec: invalid size '%s' (a power of two from 4K: a number of pages)",
 				    optarg);
@@ -504,11 +498,10 @@ static int cmd_exec(int argc, char **argv)
 			value = bytes;
 			break;
 		case 'o':
-			errno = 0;
-			order = strtoul(optarg, &end, 10);
 			/* A folio order: the size in pages is 2^order. */
-			if (errno || end == optarg || *end || optarg[0] == '-' || order > 40)
-				die(EXIT_FAILURE, "exec: invalid order '%s'", optarg);
+			if (arg_order(optarg, &order))
+				die(EXIT_FAILURE, "exec: invalid order '%s' (0 to %d)", optarg,
+				    ARG_MAX_ORDER);
 			value = page_size() << order;
 			break;
 		case 'h':
@@ -555,22 +548,6 @@ static int has_cap_sys_admin(void)
 		found = sscanf(line, "CapEff: %llx", &caps) == 1;
 	fclose(f);
 	return !!(caps & (1ULL << 21));		/* CAP_SYS_ADMIN */
-}
-
-/*
- * A size as parse_size() reads it, or as report prints it: NUMBER "kB"
- * (lowercase k, as the kernel's kB in smaps) is NUMBER KiB.
- */
-static int parse_report_size(const char *arg, unsigned long long *bytes)
-{
-	size_t n = strspn(arg, "0123456789");
-	char kib[32];
-
-	if (n && n < sizeof(kib) - 2 && !strcmp(arg + n, "kB")) {
-		snprintf(kib, sizeof(kib), "%.*sK", (int)n, arg);
-		return parse_size(kib, bytes);
-	}
-	return parse_size(arg, bytes);
 }
 
 static noreturn void unit_error(const char *name)
@@ -635,7 +612,7 @@ static int cmd_report(int argc, char **argv)
 			break;
 		case 'c':
 			/* Also as report prints it: "64kB" is 65536, the kernel's kB. */
-			if (parse_report_size(optarg, &bytes) || size_order(bytes) < 1)
+			if (arg_cont_size(optarg, o.page_shift, &bytes))
 				die(EXIT_FAILURE, "report: invalid --cont size '%s'", optarg);
 			break;
 		case 'h':
@@ -729,17 +706,21 @@ static int cmd_apply(int argc, char **argv)
 	return EXIT_SUCCESS;
 }
 
-/* Read at most @max bytes of @fd into a NUL-terminated buffer; NULL on error. */
+/*
+ * All of @fd, at most @max bytes, in a NUL-terminated buffer; NULL on
+ * error, EFBIG if there is more (never cut silently: a command cut short
+ * is another command), EILSEQ for a NUL byte (C strings would end there).
+ */
 static char *read_all(int fd, size_t max)
 {
 	size_t len = 0;
-	char *buf = malloc(max + 1);
+	char *buf = malloc(max + 2);
 	ssize_t n;
 
 	if (!buf)
 		return NULL;
-	while (len < max) {
-		n = read(fd, buf + len, max - len);
+	while (len <= max) {
+		n = read(fd, buf + len, max + 1 - len);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
@@ -750,14 +731,29 @@ static char *read_all(int fd, size_t max)
 			break;
 		len += n;
 	}
+	if (len > max || memchr(buf, '\0', len)) {
+		free(buf);
+		errno = len > max ? EFBIG : EILSEQ;
+		return NULL;
+	}
 	buf[len] = '\0';
 	return buf;
+}
+
+/* Why read_all() failed, for a message. */
+static const char *read_all_error(int err)
+{
+	if (err == EFBIG)
+		return "larger than " __stringify(UNIT_MAX_TEXT_KIB) " KiB, nothing written";
+	if (err == EILSEQ)
+		return "a NUL byte in the unit text, nothing written";
+	return strerror(err);
 }
 
 /* What "systemctl cat UNIT" prints; NULL with a message on failure. */
 static char *systemctl_cat(const char *unit)
 {
-	int fds[2], status;
+	int fds[2], status, err;
 	char *text;
 	pid_t pid;
 
@@ -773,12 +769,14 @@ static char *systemctl_cat(const char *unit)
 	}
 	close(fds[1]);
 	text = read_all(fds[0], UNIT_MAX_TEXT);
+	err = errno;
 	close(fds[0]);
 	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status)) {
 		free(text);
 		errno = ENOENT;
 		return NULL;
 	}
+	errno = err;
 	return text;
 }
 
@@ -858,7 +856,8 @@ static int cmd_enable_unit(int argc, char **argv)
 	const char *from = NULL, *root = "", *exe = NULL;
 	unsigned long long bytes;
 	int c, nr, print = 0, fd;
-	char *end, *buf = NULL;
+	unsigned int order;
+	char *buf = NULL;
 	size_t len = 0;
 	FILE *out;
 
@@ -876,7 +875,7 @@ static int cmd_enable_unit(int argc, char **argv)
 			break;
 		case 's':
 			/* As exec takes it: the drop-in may serve larger pages too. */
-			if (parse_folio_size(optarg, &bytes))
+			if (arg_folio_size(optarg, &bytes))
 				die(EXIT_FAILURE,
 				    "enable-unit: invalid size '%s' (a power of two from 4K: a number of pages)",
 				    optarg);
@@ -884,11 +883,11 @@ static int cmd_enable_unit(int argc, char **argv)
 			snprintf(policy, sizeof(policy), "--size %s", size);
 			break;
 		case 'o':
-			errno = 0;
-			bytes = strtoul(optarg, &end, 10);
-			if (errno || end == optarg || *end || optarg[0] == '-' || bytes > 63)
-				die(EXIT_FAILURE, "enable-unit: invalid order '%s'", optarg);
-			snprintf(policy, sizeof(policy), "--order %llu", bytes);
+			/* As exec takes it, or the unit would not start. */
+			if (arg_order(optarg, &order))
+				die(EXIT_FAILURE, "enable-unit: invalid order '%s' (0 to %d)",
+				    optarg, ARG_MAX_ORDER);
+			snprintf(policy, sizeof(policy), "--order %u", order);
 			break;
 		case OPT_FROM:
 			from = path_arg("enable-unit", "--from", optarg);
@@ -921,10 +920,15 @@ static int cmd_enable_unit(int argc, char **argv)
 		text = fd < 0 ? NULL : read_all(fd, UNIT_MAX_TEXT);
 		if (fd >= 0)
 			close(fd);
+		if (!text && (errno == EFBIG || errno == EILSEQ))
+			die(EXIT_FAILURE, "enable-unit: %s: %s", from, read_all_error(errno));
 		if (!text)
 			die(EXIT_FAILURE, "cannot read %s: %s", from, strerror(errno));
 	} else {
 		text = systemctl_cat(unit);
+		if (!text && (errno == EFBIG || errno == EILSEQ))
+			die(EXIT_FAILURE, "enable-unit: \"systemctl cat %s\": %s", unit,
+			    read_all_error(errno));
 		if (!text)
 			die(EXIT_FAILURE, "enable-unit: \"systemctl cat %s\" failed: no such unit?",
 			    unit);

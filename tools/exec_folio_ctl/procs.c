@@ -306,6 +306,7 @@ int cgroup_find_unit(const char *name, char *dir, size_t len)
 void proc_comm(pid_t pid, char *buf, size_t len)
 {
 	char path[64];
+	size_t n;
 	FILE *f;
 
 	buf[0] = '\0';
@@ -313,9 +314,10 @@ void proc_comm(pid_t pid, char *buf, size_t len)
 	f = fopen(path, "re");
 	if (!f)
 		return;
-	if (fgets(buf, len, f))
-		buf[strcspn(buf, "\n")] = '\0';
-	else
-		buf[0] = '\0';
+	/* A name may hold a newline: only the last one ends it. */
+	n = fread(buf, 1, len - 1, f);
+	if (n && buf[n - 1] == '\n')
+		n--;
+	buf[n] = '\0';
 	fclose(f);
 }

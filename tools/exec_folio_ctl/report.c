@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -400,8 +401,28 @@ static void report_one(struct run *r, pid_t pid, bool listed)
 	} else if (ret < 0 && listed) {
 		skip_pid(&r->skips, pid, errno);
 	} else if (ret < 0) {
-		fprintf(stderr, "exec_folio_ctl: cannot read process %d: %s\n",
-			(int)pid, strerror(errno));
+		int err = errno;
+		unsigned long flags;
+		char state = proc_state(pid, &flags);
+
+		/*
+		 * The true cause: no such process (kill() knows, whatever
+		 * /proc shows), one hidden by /proc's hidepid=, or one that
+		 * has exited.
+		 */
+		if (!state && kill(pid, 0) && errno == ESRCH)
+			fprintf(stderr, "exec_folio_ctl: no process %d\n", (int)pid);
+		else if (!state && err == ENOENT)
+			fprintf(stderr,
+				"exec_folio_ctl: cannot read process %d: not in /proc for this user (mounted with hidepid=?)\n",
+				(int)pid);
+		else if (state == 'Z' || state == 'X')
+			fprintf(stderr,
+				"exec_folio_ctl: process %d has exited (a zombie): no memory to report\n",
+				(int)pid);
+		else
+			fprintf(stderr, "exec_folio_ctl: cannot read process %d: %s\n",
+				(int)pid, strerror(err));
 		r->failed = 1;
 	}
 }

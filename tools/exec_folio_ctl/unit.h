@@ -11,7 +11,8 @@
 #include <stdio.h>
 
 #define UNIT_DROP_IN_NAME	"exec-folio.conf"
-#define UNIT_MAX_TEXT		(1024 * 1024)
+#define UNIT_MAX_TEXT_KIB	1024
+#define UNIT_MAX_TEXT		(UNIT_MAX_TEXT_KIB * 1024)
 #define UNIT_MAX_EXEC		16
 
 /*

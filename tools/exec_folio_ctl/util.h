@@ -6,5 +6,7 @@
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 #define BIT(nr)			(1UL << (nr))
 #define BIT_ULL(nr)		(1ULL << (nr))
+#define __stringify_1(x)	#x
+#define __stringify(x)		__stringify_1(x)
 
 #endif

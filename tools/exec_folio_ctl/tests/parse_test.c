@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Unit tests of exec_folio_ctl's parsers: sizes and modes, the knob's
- * format, config lines and files, smaps lines.  Hostile input included:
+ * format, config lines and files, smaps lines, option values.  Hostile
+ * input included:
  * every bad input must give an error, none may crash or leak (run under
  * valgrind by "make check").  TAP output, ends "N passed, N failed".
  */
@@ -11,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "args.h"
 #include "conf.h"
 #include "json.h"
 #include "policy.h"
@@ -70,6 +72,44 @@ static void test_sizes(void)
 	check(!strcmp(out, "2M"), "2M formats", out);
 	format_size(512 << 10, out, sizeof(out));
 	check(!strcmp(out, "512K"), "512K formats", out);
+}
+
+/* The option values of the subcommands (args.c): refused ones change nothing. */
+static void test_args(void)
+{
+	static const char * const bad_pids[] = {
+		"", "0", "-1", "+5", " 5", "5 ", "0x10", "1073741824", "99999999999", "5\n",
+	};
+	static const char * const bad_sizes[] = { "", "0", "1", "2", "2K", "48K", "64KB", "-4K" };
+	static const char * const bad_orders[] = { "", "-1", "-0", "+3", " 3", "41", "63", "4\n" };
+	static const char * const bad_conts[] = { "", "4K", "4kB", "48K", "64KB", "1" };
+	unsigned long long b;
+	unsigned int o;
+	pid_t p;
+
+	check(arg_pid("1073741823", &p) == 0 && p == 0x3fffffff, "largest PID taken", "1073741823");
+	check(arg_pid("007", &p) == 0 && p == 7, "PID with leading zeros taken", "007");
+	for (size_t i = 0; i < ARRAY_SIZE(bad_pids); i++)
+		check(arg_pid(bad_pids[i], (p = 99, &p)) == -1 && p == 99, "bad PID refused, untouched",
+		      bad_pids[i]);
+	check(arg_folio_size("4K", &b) == 0 && b == 4096, "folio size 4K taken", "4K");
+	check(arg_folio_size("2MiB", &b) == 0 && b == 2 << 20, "folio size 2MiB taken", "2MiB");
+	for (size_t i = 0; i < ARRAY_SIZE(bad_sizes); i++)
+		check(arg_folio_size(bad_sizes[i], (b = 99, &b)) == -1 && b == 99,
+		      "bad folio size refused, untouched", bad_sizes[i]);
+	check(arg_order("40", &o) == 0 && o == 40, "order 40 taken", "40");
+	check(arg_order("0", &o) == 0 && o == 0, "order 0 taken", "0");
+	for (size_t i = 0; i < ARRAY_SIZE(bad_orders); i++)
+		check(arg_order(bad_orders[i], (o = 99, &o)) == -1 && o == 99,
+		      "bad order refused, untouched", bad_orders[i]);
+	check(arg_cont_size("64kB", 12, &b) == 0 && b == 65536, "--cont 64kB is 64K", "64kB");
+	check(arg_cont_size("8K", 12, &b) == 0 && b == 8192, "--cont of two pages taken", "8K");
+	check(arg_cont_size("64K", 16, &b) == -1, "--cont of one 64K page refused", "64K");
+	for (size_t i = 0; i < ARRAY_SIZE(bad_conts); i++)
+		check(arg_cont_size(bad_conts[i], 12, (b = 99, &b)) == -1 && b == 99,
+		      "bad --cont refused, untouched", bad_conts[i]);
+	check(arg_path("") == -1, "empty path refused", "");
+	check(arg_path("/") == 0, "path taken", "/");
 }
 
 static void test_words(void)
@@ -313,6 +353,7 @@ static void test_unit(void)
 int main(void)
 {
 	test_sizes();
+	test_args();
 	test_words();
 	test_knob();
 	test_policy_words();
