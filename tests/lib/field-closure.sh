@@ -144,70 +144,6 @@ want=$([ "$arch" = arm64 ] && echo aarch64 || echo x86_64)
 spec() { printf '%q ' "$@" >> "$out/field.list"; echo >> "$out/field.list"; }
 entries=()
 : > "$out/field.list"
-for p in "$@"; do
-	name=${p##*/}
-	if [ "$p" = "$name" ]; then
-		src=$(build_prog "$p")
-		path=/usr/local/bin/$name
-		entries+=("$src=$path")
-	elif [ "$arch" = x86_64 ]; then
-		[ -f "$p" ] || { say "$p: no such file"; exit 1; }
-		[ "$(elf_machine "$p")" = "$want" ] || { say "$p: not an $want ELF file"; exit 1; }
-		path=$(realpath -s "$p")
-		entries+=("$path")
-	elif [ -f "$root/$p" ] || [ -L "$root/$p" ]; then
-		path=$p
-		entries+=("$p")
-	else
-		[ -f "$p" ] || { say "$p: not in the arm64 packages nor a file here"; exit 1; }
-		[ "$(elf_machine "$p")" = "$want" ] || { say "$p: not an $want ELF file"; exit 1; }
-		path=/usr/local/bin/$name
-		entries+=("$(realpath "$p")=$path")
-	fi
-	case "$name" in
-	python3.*)
-		[ "$arch" = x86_64 ] || { say "$p: Python only on x86_64 (its modules are listed by running it)"; exit 1; }
-		# The standard library modules Python imports to start (the
-		# frozen ones need no file, os.py is the prefix landmark).
-		mods=$(env -i "$p" -c 'import sys, time; print(" ".join(sys.modules))')
-		while IFS= read -r f; do entries+=("$f"); done < <(env -i "$p" - $mods <<'PY'
-import importlib.util, os, sys
-lib = os.path.dirname(os.__file__) + '/'
-files = {os.__file__, lib + 'lib-dynload'}
-for name in sys.argv[1:]:
-    try:
-        spec = importlib.util.find_spec(name)
-    except Exception:
-        continue
-    if spec and spec.origin and spec.origin.startswith(lib) and os.path.isfile(spec.origin):
-        files.add(spec.origin)
-        if spec.cached and os.path.isfile(spec.cached):
-            files.add(spec.cached)
-print('\n'.join(sorted(files)))
-PY
-)
-		known=python ;;
-	*) known=$name ;;
-	esac
-	# --run ARGS: the last PROG is run with ARGS, and not checked.
-	[ -n "$run_set" ] && [ "$p" = "${!#}" ] && known=--run
-	case "$known" in
-	python)
-		spec "$name" "$path" output 42 "-c 'print(6*7)'" "-c 'import time; time.sleep(600)'" ;;
-	cmake)
-		# cmake -E needs none of cmake's data files (/usr/share/cmake-*).
-		spec "$name" "$path" output 42 "-E echo 42" "-E sleep 600" ;;
-	perl|perl-embed)
-		spec "$name" "$path" output 42 "-e 'print 6*7, qq(\\n)'" "-e 'sleep 600'" ;;
-	bigtext-pie)
-		# Calls a function in every page of its text, exits 0; with
-		# --stop it stops itself after that.
-		spec "$name" "$path" status '' '' --stop ;;
-	*)
-		spec "$name" "$path" none '' '' "$run_args" ;;
-	esac
-done
-
 # stdlib_files PYTHON MODULE...: the standard library files PYTHON loads
 # to import the MODULEs (the frozen ones need no file, os.py is the
 # prefix landmark), one per line.
@@ -232,6 +168,53 @@ for name in sys.argv[1:]:
 print('\n'.join(sorted(files)))
 PY
 }
+
+for p in "$@"; do
+	name=${p##*/}
+	if [ "$p" = "$name" ]; then
+		src=$(build_prog "$p")
+		path=/usr/local/bin/$name
+		entries+=("$src=$path")
+	elif [ "$arch" = x86_64 ]; then
+		[ -f "$p" ] || { say "$p: no such file"; exit 1; }
+		[ "$(elf_machine "$p")" = "$want" ] || { say "$p: not an $want ELF file"; exit 1; }
+		path=$(realpath -s "$p")
+		entries+=("$path")
+	elif [ -f "$root/$p" ] || [ -L "$root/$p" ]; then
+		path=$p
+		entries+=("$p")
+	else
+		[ -f "$p" ] || { say "$p: not in the arm64 packages nor a file here"; exit 1; }
+		[ "$(elf_machine "$p")" = "$want" ] || { say "$p: not an $want ELF file"; exit 1; }
+		path=/usr/local/bin/$name
+		entries+=("$(realpath "$p")=$path")
+	fi
+	case "$name" in
+	python3.*)
+		[ "$arch" = x86_64 ] || { say "$p: Python only on x86_64 (its modules are listed by running it)"; exit 1; }
+		# The standard library modules Python imports to start.
+		while IFS= read -r f; do entries+=("$f"); done < <(stdlib_files "$p" sys time)
+		known=python ;;
+	*) known=$name ;;
+	esac
+	# --run ARGS: the last PROG is run with ARGS, and not checked.
+	[ -n "$run_set" ] && [ "$p" = "${!#}" ] && known=--run
+	case "$known" in
+	python)
+		spec "$name" "$path" output 42 "-c 'print(6*7)'" "-c 'import time; time.sleep(600)'" ;;
+	cmake)
+		# cmake -E needs none of cmake's data files (/usr/share/cmake-*).
+		spec "$name" "$path" output 42 "-E echo 42" "-E sleep 600" ;;
+	perl|perl-embed)
+		spec "$name" "$path" output 42 "-e 'print 6*7, qq(\\n)'" "-e 'sleep 600'" ;;
+	bigtext-pie)
+		# Calls a function in every page of its text, exits 0; with
+		# --stop it stops itself after that.
+		spec "$name" "$path" status '' '' --stop ;;
+	*)
+		spec "$name" "$path" none '' '' "$run_args" ;;
+	esac
+done
 
 if [ -n "$thpmaps_tree" ]; then
 	[ "$arch" = x86_64 ] || { say "--thpmaps: x86_64 only"; exit 1; }

@@ -89,9 +89,11 @@ static void test_args(void)
 
 	check(arg_pid("1073741823", &p) == 0 && p == 0x3fffffff, "largest PID taken", "1073741823");
 	check(arg_pid("007", &p) == 0 && p == 7, "PID with leading zeros taken", "007");
-	for (size_t i = 0; i < ARRAY_SIZE(bad_pids); i++)
-		check(arg_pid(bad_pids[i], (p = 99, &p)) == -1 && p == 99, "bad PID refused, untouched",
+	for (size_t i = 0; i < ARRAY_SIZE(bad_pids); i++) {
+		p = 99;
+		check(arg_pid(bad_pids[i], &p) == -1 && p == 99, "bad PID refused, untouched",
 		      bad_pids[i]);
+	}
 	check(arg_folio_size("4K", &b) == 0 && b == 4096, "folio size 4K taken", "4K");
 	check(arg_folio_size("2MiB", &b) == 0 && b == 2 << 20, "folio size 2MiB taken", "2MiB");
 	for (size_t i = 0; i < ARRAY_SIZE(bad_sizes); i++)
