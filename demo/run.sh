@@ -8,8 +8,8 @@
 # demo/run.sh --arm64 4k|16k|64k does the same on arm64 with that base
 # page size (cross-built, qemu-system-aarch64 -M virt).
 #
-# demo/run.sh [--arm64 SIZE] --program PATH [ARGS...] tries your own
-# program instead: see usage below.
+# demo/run.sh [--arm64 SIZE] [--with PATH]... --program PATH [ARGS...]
+# tries your own program instead: see usage below.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 build=$repo/build
@@ -17,7 +17,7 @@ say() { echo "== $*"; }
 die() { echo "demo: $*" >&2; exit 1; }
 usage() {
 	cat <<'EOF'
-usage: demo/run.sh [--arm64 4k|16k|64k] [--program PATH [ARGS...]]
+usage: demo/run.sh [-n] [--arm64 4k|16k|64k] [--with PATH]... [--program PATH [ARGS...]]
 
 Build the kernel with the exec-folio series, boot it under QEMU (TCG) on
 an XFS disk and show the exec folio policies at work: by default on a
@@ -31,33 +31,51 @@ test program with 3 MiB of text.
                  library, as ldd resolves them; for aarch64 from Debian's
                  arm64 libc6, add packages with FIELD_ARM64_PKGS) into a
                  chroot on the guest's XFS disk, and run as
-                 "chroot DIR PATH ARGS..." once under each policy (never,
-                 arch, auto, 64K, 2M) with a cold page cache.  When it has
-                 settled (asleep or stopped itself: give ARGS that keep it
-                 running, a server or a sleep; a program that exits at
-                 once cannot be measured) it is stopped, the rest of its
-                 text is read in, and each mapped file (the program, ld.so,
-                 each library) gets a table row per policy: where its text
-                 is placed, how much is in aligned folios of the policy's
-                 size, PMD-mapped, text RSS, page cache and read
-                 amplification against never (tests/lib/field-table.py
-                 defines each figure).  ARGS are passed as given (the guest
-                 shell splits nothing); PATH is copied at its own path
-                 (x86_64) or to /usr/local/bin (aarch64).  The program's
-                 output goes nowhere.
+                 "chroot DIR PATH ARGS..." (in the chroot's /) once under
+                 each policy (never, arch, auto, 64K, 2M) with a cold page
+                 cache.  It is measured when it has settled: at its exit,
+                 if it runs to completion (a compiler, a batch job: held
+                 there by ptrace, PTRACE_O_TRACEEXIT, before its memory is
+                 torn down; its run time and exit status are shown per
+                 policy), or asleep, or stopped by itself (a server).  It
+                 is stopped, the rest of its text is read in, and each
+                 mapped file (the program, ld.so, each library) gets a
+                 table row per policy: where its text is placed, how much
+                 is in aligned folios of the policy's size, PMD-mapped,
+                 text RSS, page cache and read amplification against never
+                 (tests/lib/field-table.py defines each figure).  ARGS are
+                 passed as given (the guest shell splits nothing), except
+                 that an ARG naming a regular file of this machine (whole,
+                 or after "=" as in --opt=FILE) is copied into the chroot
+                 at its absolute path and passed as that path.
+                 PATH is copied at its own path (x86_64) or to
+                 /usr/local/bin (aarch64).  The program's output goes
+                 nowhere; a program that exits with a status other than 0
+                 fails the run (its last lines are in the log).
+  --with PATH    also copy PATH (a file, or a directory and all under it)
+                 into the chroot at its absolute path: input the program
+                 finds without being told (include directories, data)
+  -n, --dry-run  check PATH and ARGS, say what would be copied into the
+                 chroot and how the program would be run, and stop (before
+                 installing or building anything)
   -h, --help     this help
 
 Logs: build/logs/demo.log (or demo-program.log).
 EOF
 }
 
-arch=x86_64 ps= program=
-prog_args=()
+arch=x86_64 ps= program= dry=
+prog_args=() withs=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--arm64)
 		case "${2:-}" in 4k|16k|64k) ;; *) usage >&2; exit 2 ;; esac
 		arch=arm64 ps=$2
+		shift 2 ;;
+	--with)
+		[ $# -ge 2 ] && [ -n "$2" ] || die "--with needs a PATH (demo/run.sh --help)"
+		[ -e "$2" ] || die "--with $2: no such file or directory"
+		withs+=("$(cd "$(dirname "$2")" && pwd -P)/$(basename "$2")")
 		shift 2 ;;
 	--program)
 		[ $# -ge 2 ] && [ -n "$2" ] || die "--program needs a PATH (demo/run.sh --help)"
@@ -65,6 +83,7 @@ while [ $# -gt 0 ]; do
 		shift 2
 		prog_args=("$@")
 		break ;;
+	-n|--dry-run) dry=1; shift ;;
 	-h|--help) usage; exit 0 ;;
 	*) usage >&2; exit 2 ;;
 	esac
@@ -88,11 +107,37 @@ if [ -n "$program" ]; then
 		*) die "$program: an ELF file for machine $machine, not for the $arch guest" ;;
 		esac
 	fi
-	# The arguments as one string of shell words for the guest's shell.
+	# The arguments as one string of shell words for the guest's shell;
+	# a file of this machine named by an argument (whole, or after "=")
+	# is copied into the chroot and named by its absolute path (the
+	# program runs in the chroot's /); directories only with --with.
 	run=
 	for a in ${prog_args[@]+"${prog_args[@]}"}; do
+		f=$a pre=
+		case "$a" in
+		-*=*|[!/.]*=*) f=${a#*=} pre=${a%%=*}= ;;
+		esac
+		if [ -n "$f" ] && [ -f "$f" ]; then
+			abs=$(cd "$(dirname "$f")" && pwd -P)/$(basename "$f")
+			case " ${withs[*]+"${withs[*]}"} " in
+			*" $abs "*) ;;
+			*) withs+=("$abs") ;;
+			esac
+			a=$pre$abs
+		fi
 		run+=" '${a//\'/\'\\\'\'}'"
 	done
+fi
+[ ${#withs[@]} -eq 0 ] || [ -n "$program" ] || die "--with needs --program"
+if [ -n "$dry" ]; then
+	if [ -n "$program" ]; then
+		echo "program: $program ($arch guest)"
+		for w in ${withs[@]+"${withs[@]}"}; do echo "copied into the chroot: $w"; done
+		echo "run as: chroot DIR $program${run}"
+	else
+		echo "the demo program ($arch guest)"
+	fi
+	exit 0
 fi
 
 mkdir -p "$build/logs"
@@ -125,8 +170,13 @@ if [ -n "$program" ]; then
 	say "copying $program and its libraries into a chroot tree"
 	# Without ARGS a program field-closure.sh knows (python3.X, cmake,
 	# perl) is checked and kept alive its own way.
+	with=()
+	for w in ${withs[@]+"${withs[@]}"}; do
+		echo "   and $w"
+		with+=(--with "$w")
+	done
 	"$repo/tests/lib/field-closure.sh" --arch "$arch" ${run:+--run "${run# }"} \
-		"$bin/field" "$program"
+		${with[@]+"${with[@]}"} "$bin/field" "$program"
 	echo "field sh /tests/bin/field/field.sh" > "$build/plan-demo-program"
 	"$repo/tests/lib/mkinitramfs.sh" "$build/initramfs-demo-program.cpio.gz" \
 		"$build/plan-demo-program" "$bin"
@@ -138,9 +188,11 @@ if [ -n "$program" ]; then
 	echo
 	if ! python3 "$repo/tests/lib/field-table.py" --all-files "$log"; then
 		grep -q 'starts and settles' "$log" &&
-			die "$program did not settle in the guest (it exited, or kept running on the CPU for minutes): give it ARGS that keep it running, asleep (see $log)"
+			die "$program could not be measured in the guest: it did not start, or ended before it could be held (see $log)"
 		die "no figures: $program did not run in the guest (see $log)"
 	fi
+	grep -q 'runs to completion in the chroot (exit [1-9]' "$log" &&
+		die "$program exited with a status other than 0 in the guest: see its last lines in $log"
 	grep -q '^GUEST-END field rc=0' "$log"
 	exit
 fi

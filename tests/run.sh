@@ -142,13 +142,18 @@ progs=$build/guest-x86_64
 check "guest programs build" "$repo/tests/lib/build-guest-progs.sh" "$build/src" "$progs"
 # Real Debian programs with their ldd closure (python3.11, cmake, perl),
 # for a guest of their own: the closure is 81 MB (tests/guest/field.sh).
+# sha256sum runs to completion on two files (one copied with --with):
+# field.sh measures it held at its exit (field_probe exitstop).
 rm -rf "$build/field-x86_64"
 mkdir -p "$build/field-x86_64"
 cp "$progs/exec_folio_ctl" "$progs/hugetext" "$build/field-x86_64/"
 # With numpy and the tree's tools/mm/thpmaps: report against thpmaps on
 # 64K and 2M folios (tests/guest/thpmaps.sh).
 check "real programs copied for the x86_64 guest" \
-	"$repo/tests/lib/field-closure.sh" --thpmaps "$build/src" "$build/field-x86_64/field"
+	"$repo/tests/lib/field-closure.sh" --thpmaps "$build/src" \
+	--with "$repo/bench/effect-input.cc" --run "/usr/bin/cmake '$repo/bench/effect-input.cc'" \
+	"$build/field-x86_64/field" /usr/bin/python3.11 /usr/bin/cmake /usr/bin/perl perl-embed \
+	/usr/bin/sha256sum
 
 # boot NAME KERNEL CMDLINE PLAN-LINES... : one guest run, judged.  The
 # guest runs the programs in $progs; GUEST_ARCH and BUSYBOX choose arm64.

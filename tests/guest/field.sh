@@ -10,8 +10,11 @@
 # (default "never arch auto 64K 2M"; sizes this kernel refuses are left
 # out; "stock" only, if the kernel has no exec_folio_size knob) and each
 # program: drop the page cache, start the program in the chroot, let it
-# settle (asleep or stopped), stop it, and measure each file it has
-# mapped executable (the program, ld.so, each library):
+# settle (asleep or stopped, or at its exit: a program whose CHECK is
+# "none" runs held by field_probe exitstop, so one that runs to
+# completion is measured as it was when it finished), stop it, and
+# measure each file it has mapped executable (the program, ld.so, each
+# library):
 #
 #   exec_folio_ctl report --json  (the folio walk: how the text is
 #                                  backed), before and after reading
@@ -71,6 +74,7 @@ fi
 mount -t proc proc "$dir/proc" && mount -t devtmpfs devtmpfs "$dir/dev" ||
 	nok "$arch field: mount /proc and /dev in the chroot"
 cleanup() {
+	[ -n "${holder:-}" ] && kill -9 "$holder" 2>/dev/null
 	[ -n "${pid:-}" ] && kill -9 "$pid" 2>/dev/null
 	umount "$dir/proc" "$dir/dev" 2>/dev/null
 	[ -n "${saved:-}" ] && echo "$saved" > $knob
@@ -93,9 +97,10 @@ stats=/sys/kernel/mm/transparent_hugepage/exec_folio_stats
 # stat_count NAME: an exec_folio_stats counter, 0 without them.
 stat_count() { cat $stats/$1 2>/dev/null || echo 0; }
 
-# settle PID: wait until PID is stopped, or asleep without using CPU
-# over 3 polls (0.6 s); 1 if it exits, 2 if it is still busy after
-# $settle_s s.
+# settle PID: wait until PID is stopped (if it runs held, once its
+# holder says it is held: at its exit, or stopped by itself), or asleep
+# without using CPU over 3 polls (0.6 s); 1 if it exits (unheld), 2 if
+# it is still busy after $settle_s s.
 settle() {
 	_last= _same=0 _i=0
 	while [ $_i -lt $((settle_s * 5)) ]; do
@@ -103,7 +108,11 @@ settle() {
 		_st=$(echo "$_s" | sed -n 's/^state=\(.\).*/\1/p')
 		_cpu=$(echo "$_s" | sed -n 's/.* cpu=//p')
 		case "$_st" in
-		T|t) return 0 ;;
+		T|t)
+			# Held by field_probe exitstop: settled once it says
+			# so (it also stops at each exec()).
+			[ -z "$holder" ] || grep -q '^exited=\|^stopped=' $held || _st=
+			[ -n "$_st" ] && return 0 ;;
 		Z|X) return 1 ;;
 		S) if [ "$_cpu" = "$_last" ]; then _same=$((_same + 1)); else _same=0; fi
 		   [ $_same -ge 3 ] && return 0 ;;
@@ -275,31 +284,82 @@ END {
 	}
 }'
 
+# The record of field_probe exitstop.
+held=/tmp/field-held
+holder=
+
+# end_run: kill the program (and release it from its holder).
+end_run() {
+	kill -9 $pid 2>/dev/null
+	if [ -n "$holder" ]; then
+		# PTRACE_O_EXITKILL: the holder's end kills and releases it.
+		kill -9 $holder 2>/dev/null
+		wait $holder 2>/dev/null
+		_i=0
+		while [ $_i -lt 100 ] && _s=$($probe stat $pid 2>/dev/null) &&
+		      [ "${_s#state=Z}" = "$_s" ]; do
+			sleep 0.1
+			_i=$((_i + 1))
+		done
+	else
+		wait $pid 2>/dev/null
+	fi
+	pid= holder=
+}
+
 # measure NAME PATH RUN-ARGS POLICY CHECK: start, settle, stop, measure,
 # kill; sets $bad (mapped_on_xfs) and $alloc (large text folios the
-# policy allocated meanwhile: exec_folio_stats/alloc).
+# policy allocated meanwhile: exec_folio_stats/alloc).  A program with
+# CHECK "none" (the demo's, or one that runs to completion) runs held
+# by field_probe exitstop: if it exits, it is measured as it was at its
+# exit, and its exit status and run time are printed.
 measure() {
 	run=$arch/$1@$4
 	sync
 	drop_caches
 	alloc0=$(stat_count alloc)
 	t0=$(date +%s)
-	# exec: $! is the program itself (busybox chroot execs it).
-	eval "exec chroot \"\$dir\" \"\$2\" $3" < /dev/null > /tmp/field-out 2>&1 &
-	pid=$!
+	if [ "$5" = none ]; then
+		rm -f $held
+		eval "exec \$probe exitstop \$held chroot \"\$dir\" \"\$2\" $3" \
+			< /dev/null > /tmp/field-out 2>&1 &
+		holder=$!
+		_i=0
+		while [ $_i -lt 100 ] && ! grep -q '^pid=' $held 2>/dev/null; do
+			sleep 0.1
+			_i=$((_i + 1))
+		done
+		pid=$(sed -n 's/^pid=//p' $held 2>/dev/null)
+		[ -n "$pid" ] || pid=$holder
+	else
+		# exec: $! is the program itself (busybox chroot execs it).
+		eval "exec chroot \"\$dir\" \"\$2\" $3" < /dev/null > /tmp/field-out 2>&1 &
+		pid=$!
+	fi
 	settle $pid
 	case $? in
 	0) ;;
 	2) echo "# field: $run still busy after $settle_s s: measured while it runs" ;;
 	*)
-		nok "$run starts and settles (asleep or stopped) in the chroot"
+		nok "$run starts and settles (asleep, stopped or at its exit) in the chroot"
 		tail -5 /tmp/field-out | sed 's/^/#   /'
-		kill -9 $pid 2>/dev/null
-		wait $pid 2>/dev/null
-		pid=
+		end_run
 		return 1 ;;
 	esac
 	ready=$(($(date +%s) - t0))
+	ended=
+	if [ -n "$holder" ] && grep -q '^exited=' $held; then
+		ended=$(sed -n 's/^exited=1 //p' $held)
+		_st=$(echo "$ended" | sed -n 's/^exit_status=\([0-9]*\).*/\1/p')
+		_ms=$(echo "$ended" | sed -n 's/.*run_ms=//p')
+		if [ "$_st" = 0 ]; then
+			ok "$run runs to completion in the chroot (exit 0), measured at its exit"
+			echo "# field: $run ran for $_ms ms"
+		else
+			nok "$run runs to completion in the chroot (exit $_st, want 0), measured at its exit"
+			tail -5 /tmp/field-out | sed 's/^/#   /'
+		fi
+	fi
 	kill -STOP $pid
 	exe=$(readlink /proc/$pid/exe)
 	faults=$($probe stat $pid | cut -d' ' -f2-3)
@@ -310,13 +370,11 @@ measure() {
 	$ctl report --json --pid $pid > /tmp/field-full.json || nok "$run: report"
 	$probe cached $files > /tmp/field-cache-full
 	alloc=$(($(stat_count alloc) - alloc0))
-	echo "# field $run - kind=process $faults $touched ready_s=$ready alloc=$alloc"
+	echo "# field $run - kind=process $faults $touched ready_s=$ready alloc=$alloc${ended:+ $ended}"
 	awk -v run="$run" -v dir="$dir" -v exe="$exe" -v arch="$arch" -v pol="$4" "$per_file" \
 		/tmp/field-run.json /tmp/field-full.json /tmp/field-cache-run /tmp/field-cache-full
 	bad=$(mapped_on_xfs $pid $5)
-	kill -9 $pid
-	wait $pid 2>/dev/null
-	pid=
+	end_run
 }
 
 t_start=$(date +%s)

@@ -1,5 +1,6 @@
 #!/bin/bash
-# field-closure.sh [--arch x86_64|arm64] [--run ARGS] [--thpmaps TREE] OUTDIR [PROG...]
+# field-closure.sh [--arch x86_64|arm64] [--run ARGS] [--with PATH]... [--thpmaps TREE]
+#                  OUTDIR [PROG...]
 #
 # Real programs for tests/guest/field.sh: copy each PROG with its whole
 # library closure (ld.so, every library, through the same symlinks ld.so
@@ -35,6 +36,10 @@
 # modules they import, and tests/guest/thpmaps.sh beside field.sh: the
 # guest compares exec_folio_ctl report with thpmaps there.
 #
+# --with PATH: also copy PATH, a file of this machine or a directory
+# and everything under it, into OUTDIR at its own absolute path (the
+# input files of a program: "chroot OUTDIR PROG /abs/input" finds it).
+#
 # A PROG with a slash is a file: on x86_64 a program of this machine,
 # copied at its own path; on arm64 a path in the Debian arm64 tree, or an
 # aarch64 file of this machine, copied to /usr/local/bin.  Without a
@@ -49,12 +54,14 @@
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 arch=x86_64 run_args= run_set= thpmaps_tree=
-usage() { echo "usage: field-closure.sh [--arch x86_64|arm64] [--run ARGS] [--thpmaps TREE] OUTDIR [PROG...]" >&2; exit 2; }
+withs=()
+usage() { echo "usage: field-closure.sh [--arch x86_64|arm64] [--run ARGS] [--with PATH]... [--thpmaps TREE] OUTDIR [PROG...]" >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--arch) [ $# -ge 2 ] || usage; arch=$2; shift 2 ;;
 	--run) [ $# -ge 2 ] || usage; run_args=$2 run_set=1; shift 2 ;;
 	--thpmaps) [ $# -ge 2 ] || usage; thpmaps_tree=$2; shift 2 ;;
+	--with) [ $# -ge 2 ] || usage; withs+=("$2"); shift 2 ;;
 	-*) usage ;;
 	*) break ;;
 	esac
@@ -230,6 +237,21 @@ if [ -n "$thpmaps_tree" ]; then
 			\( -type f -o -type l \) -print | sort
 		stdlib_files "$py" numpy argparse collections locale math os re resource shutil sys textwrap time)
 fi
+
+# --with: each file (a directory: each file and symlink under it) at
+# its absolute path; "=" would split an entry.
+for w in ${withs[@]+"${withs[@]}"}; do
+	[ -e "$w" ] || { say "--with $w: no such file or directory"; exit 1; }
+	case "$w" in *=*) say "--with $w: a path with '=' cannot be copied"; exit 1 ;; esac
+	abs=$(cd "$(dirname "$w")" && pwd -P)/$(basename "$w")
+	if [ -d "$w" ]; then
+		while IFS= read -r f; do
+			entries+=("$f=$f")
+		done < <(find "$(cd "$w" && pwd -P)" \( -type f -o -type l \) -print | sort)
+	else
+		entries+=("$(realpath "$w")=$abs")
+	fi
+done
 
 ldd=()
 [ "$arch" = x86_64 ] && ldd=(--ldd)

@@ -17,7 +17,7 @@ libraries") unless --all-files.
 The lines, as field.sh prints them (sizes in KiB):
 
   # field <arch>/<prog>@<policy> - kind=process minflt= majflt= touched_kb=
-        touch_minflt= touch_majflt= ready_s= alloc=
+        touch_minflt= touch_majflt= ready_s= alloc= [exit_status= run_ms=]
   # field <arch>/<prog>@<policy> <file> kind=exe|ld.so|lib text_kb= start= off=
         va_mod64K= off_mod64K= cong64K= va_mod2M= off_mod2M= cong2M=
         target= tgt_possible_kb= tgt_ideal_kb= tgt_kb= pmd_size= pmd_span_kb=
@@ -27,7 +27,9 @@ The lines, as field.sh prints them (sizes in KiB):
 minflt/majflt: the program's own faults until it settled (asleep or
 stopped); touch_*: the faults of reading the rest of its text in through
 /proc/PID/mem; alloc: large text folios the policy allocated
-(exec_folio_stats/alloc).  text_kb: the executable VMA; cong64K/cong2M:
+(exec_folio_stats/alloc); exit_status, run_ms: a program that ran to
+completion, measured held at its exit (field_probe exitstop), its exit
+status and run time.  text_kb: the executable VMA; cong64K/cong2M:
 the VMA start and its file offset agree modulo 64K / 2M; target: the
 folio size the policy aims at for that VMA (mm/exec_folio.c's rule);
 tgt_kb: text in aligned folios of the target size, PTE- or PMD-mapped;
@@ -141,19 +143,26 @@ def cong(v, size):
 def process_table(prog, runs, pols):
     never = runs.get('never') or runs.get('stock')
     never_cache = sum(num(v, 'cache_run_kb') for v in never['files'].values()) if never else 0
+    # A program that runs to completion, measured held at its exit.
+    ran = any('run_ms' in runs[pol]['process'] for pol in pols)
     out = [f'| {prog}: policy | major / minor faults to start | faults to read the rest '
            f'| text RSS at start | page cache at start (all its files) | vs never '
-           f'| large folios allocated | settled after |',
+           f'| large folios allocated | ' + ('ran for (to its exit) |' if ran else 'settled after |'),
            '| --- | --- | --- | --- | --- | --- | --- | --- |']
     for pol in pols:
         p, files = runs[pol]['process'], runs[pol]['files']
+        if ran:
+            took = (f"{int(p['run_ms']) / 1000:.2f} s (exit {p.get('exit_status', '?')})"
+                    if 'run_ms' in p else f"did not exit: settled after {p.get('ready_s', '?')} s")
+        else:
+            took = f"{p.get('ready_s', '?')} s"
         rss = sum(num(v, 'rss_run_kb') for v in files.values())
         cache = sum(num(v, 'cache_run_kb') for v in files.values())
         amp = f'{cache / never_cache:.2f}x' if never_cache else '-'
         out.append(f"| {pol} | {p.get('majflt', '?')} / {p.get('minflt', '?')} "
                    f"| {p.get('touch_majflt', '?')} / {p.get('touch_minflt', '?')} "
                    f"| {rss / 1024:.1f} MiB | {cache / 1024:.1f} MiB | {amp} "
-                   f"| {p.get('alloc', '-')} | {p.get('ready_s', '?')} s |")
+                   f"| {p.get('alloc', '-')} | {took} |")
     return out
 
 

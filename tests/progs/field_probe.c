@@ -18,20 +18,46 @@
  *                              file's pages in the page cache, from
  *                              mincore() on a fresh mapping that is
  *                              never touched
+ *   field_probe exitstop FILE CMD [ARG...]
+ *                              run CMD (execvp) traced and hold it when
+ *                              it ends (PTRACE_O_TRACEEXIT: stopped in
+ *                              exit_group() before its memory is torn
+ *                              down), so that a program that runs to
+ *                              completion is measured as it was when it
+ *                              finished.  Writes "pid=N" to FILE when
+ *                              CMD starts, then one line when it is
+ *                              held: "exited=1 exit_status=N run_ms=N"
+ *                              at its exit (N above 128: killed by
+ *                              signal N-128), or "stopped=SIG run_ms=N"
+ *                              if it stopped itself (SIGSTOP, SIGTSTP:
+ *                              it is left stopped, as untraced).  A
+ *                              held CMD stays so until field_probe is
+ *                              killed: PTRACE_O_EXITKILL then kills CMD
+ *                              and releases it (a SIGKILL sent to CMD
+ *                              itself does not end it once it is in
+ *                              exit_group()); CMD running is killed
+ *                              too.  Exit status: CMD's, if it ended
+ *                              before it could be held; 126/127 if it
+ *                              could not be run.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/ptrace.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: field_probe stat PID | touch PID | cached FILE...\n");
+	fprintf(stderr, "usage: field_probe stat PID | touch PID | cached FILE... | exitstop FILE CMD [ARG...]\n");
 	return 2;
 }
 
@@ -142,6 +168,104 @@ static int do_cached(const char *file)
 	return 0;
 }
 
+static int wait_status(int status)
+{
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static long long ms_since(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (t1.tv_sec - t0->tv_sec) * 1000LL + (t1.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+/* Hold the child until this process is killed (PTRACE_O_EXITKILL). */
+static _Noreturn void hold(FILE *f)
+{
+	fclose(f);
+	for (;;)
+		pause();
+}
+
+static int do_exitstop(const char *file, char **cmd)
+{
+	unsigned long msg;
+	struct timespec t0;
+	int status, sig;
+	pid_t pid;
+	FILE *f;
+
+	f = fopen(file, "we");
+	if (!f) {
+		fprintf(stderr, "field_probe: %s: %s\n", file, strerror(errno));
+		return 126;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	pid = fork();
+	if (pid < 0) {
+		perror("field_probe: fork");
+		return 126;
+	}
+	if (pid == 0) {
+		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL)) {
+			perror("field_probe: PTRACE_TRACEME");
+			_exit(126);
+		}
+		execvp(cmd[0], cmd);
+		fprintf(stderr, "field_probe: %s: %s\n", cmd[0], strerror(errno));
+		_exit(errno == ENOENT ? 127 : 126);
+	}
+	fprintf(f, "pid=%d\n", pid);
+	fflush(f);
+	/* The first stop is the SIGTRAP of its execve(). */
+	if (waitpid(pid, &status, 0) != pid) {
+		perror("field_probe: waitpid");
+		return 126;
+	}
+	if (!WIFSTOPPED(status))
+		return wait_status(status);
+	if (ptrace(PTRACE_SETOPTIONS, pid, NULL,
+		   PTRACE_O_TRACEEXIT | PTRACE_O_TRACEEXEC | PTRACE_O_EXITKILL)) {
+		perror("field_probe: PTRACE_SETOPTIONS");
+		kill(pid, SIGKILL);
+		return 126;
+	}
+	for (sig = 0;; ) {
+		if (ptrace(PTRACE_CONT, pid, NULL, (void *)(long)sig) && errno != ESRCH) {
+			perror("field_probe: PTRACE_CONT");
+			kill(pid, SIGKILL);
+			return 126;
+		}
+		if (waitpid(pid, &status, 0) != pid) {
+			perror("field_probe: waitpid");
+			return 126;
+		}
+		if (WIFEXITED(status) || WIFSIGNALED(status))
+			return wait_status(status);
+		sig = WSTOPSIG(status);
+		switch (status >> 16) {
+		case PTRACE_EVENT_EXIT:
+			/* The wait status of its exit, as waitpid() would give it. */
+			if (ptrace(PTRACE_GETEVENTMSG, pid, NULL, &msg))
+				msg = 0;
+			fprintf(f, "exited=1 exit_status=%d run_ms=%lld\n",
+				wait_status((int)msg), ms_since(&t0));
+			hold(f);
+		case PTRACE_EVENT_EXEC:		/* busybox chroot exec()s CMD */
+		case PTRACE_EVENT_STOP:
+			sig = 0;
+			continue;
+		}
+		if (sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU) {
+			/* A signal-delivery-stop: not resumed, it stays stopped. */
+			fprintf(f, "stopped=%d run_ms=%lld\n", sig, ms_since(&t0));
+			hold(f);
+		}
+	}
+}
+
 int main(int argc, char **argv)
 {
 	int ret = 0;
@@ -152,6 +276,8 @@ int main(int argc, char **argv)
 		return do_stat(argv[2]);
 	if (!strcmp(argv[1], "touch") && argc == 3)
 		return do_touch(argv[2]);
+	if (!strcmp(argv[1], "exitstop") && argc >= 4)
+		return do_exitstop(argv[2], argv + 3);
 	if (strcmp(argv[1], "cached"))
 		return usage();
 	for (int i = 2; i < argc; i++)
