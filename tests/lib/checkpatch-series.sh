@@ -3,7 +3,11 @@
 #
 # Write the series as "git format-patch" files into OUTDIR and run the
 # tree's scripts/checkpatch.pl --strict on each: a patch passes only with
-# 0 errors, 0 warnings and 0 checks.  One check is left out: the commit
+# 0 errors, 0 warnings and 0 checks.  Then write them again as they are
+# posted, one directory per series of series/SERIES (OUTDIR/fixes,
+# OUTDIR/exec-folio), each numbered from 1 with its subject prefix and a
+# cover letter from series/covers/NAME ("%figures FILE" lines replaced
+# by FILE's headings, "Measured" paragraphs and tables).  One check is left out: the commit
 # ids of the upstream commits that patches backport are unknown to this
 # tree, which holds Debian's source and not mainline's history
 # (UNKNOWN_COMMIT_ID); their form is still checked.
@@ -29,5 +33,58 @@ for p in "$out"/*.patch; do
 		fail=$((fail + 1))
 	fi
 done
+
+# The series as posted.
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+base=$(git -C "$tree" rev-parse base)
+total=$(git -C "$tree" rev-list --count base..HEAD)
+covered=0
+while read -r name first last prefix; do
+	case "$name" in ''|'#'*) continue ;; esac
+	dir=$out/$name
+	from=$base
+	[ "$first" -gt 1 ] && from=$(git -C "$tree" rev-list --reverse base..HEAD | sed -n "$((first - 1))p")
+	to=$(git -C "$tree" rev-list --reverse base..HEAD | sed -n "${last}p")
+	cover=$repo/series/covers/$name
+	if [ -z "$to" ] || [ ! -f "$cover" ] ||
+	   ! git -C "$tree" -c user.name="exec-folio developers" \
+		-c user.email="exec-folio@users.noreply.example" \
+		format-patch -q --cover-letter --subject-prefix="$prefix" \
+		-o "$dir" "$from..$to" > /dev/null 2>&1 ||
+	   ! python3 - "$dir/0000-cover-letter.patch" "$cover" "$repo" <<'PY'
+import os, re, sys
+letter, cover, repo = sys.argv[1:]
+subject, _, body = open(cover).read().partition('\n\n')
+def figures(path):
+    # The "Measured" paragraph and the tables of a bench/ file.
+    text = open(os.path.join(repo, path)).read()
+    paras = re.split(r'\n\s*\n', text)
+    keep = [p for p in paras
+            if p.startswith('Measured') or p.startswith('#') or p.lstrip().startswith('|')]
+    return '\n\n'.join([f'From {path}:'] + keep)
+body = re.sub(r'^%figures (\S+)$', lambda m: figures(m.group(1)), body, flags=re.M)
+s = open(letter).read()
+if '*** SUBJECT HERE ***' not in s or '*** BLURB HERE ***' not in s:
+    sys.exit(1)
+s = s.replace('*** SUBJECT HERE ***', subject.strip()).replace('*** BLURB HERE ***', body.rstrip())
+open(letter, 'w').write(s)
+PY
+	then
+		echo "not ok - series $name ($first-$last) written with its cover letter"
+		fail=$((fail + 1))
+		continue
+	fi
+	n=$(ls "$dir" | grep -vc '^0000-cover-letter')
+	if [ "$n" = $((last - first + 1)) ] && ! grep -q '\*\*\*' "$dir/0000-cover-letter.patch"; then
+		echo "ok - series $name: $n patches and a cover letter in $dir"
+		pass=$((pass + 1))
+	else
+		echo "not ok - series $name: $n patches (want $((last - first + 1))), cover letter filled in"
+		fail=$((fail + 1))
+	fi
+	covered=$((covered + n))
+done < "$repo/series/SERIES"
+[ "$covered" = "$total" ] && { echo "ok - series/SERIES covers all $total patches"; pass=$((pass + 1)); } ||
+	{ echo "not ok - series/SERIES covers $covered of $total patches"; fail=$((fail + 1)); }
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
