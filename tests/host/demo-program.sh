@@ -35,6 +35,13 @@ released() {
 	done
 	return 1
 }
+# end_holder WHAT: kill the holder $h; $p must then be released.
+end_holder() {
+	kill -9 "$h"
+	wait "$h" 2> /dev/null
+	released "$p" && ok "exitstop: killing the holder releases $1" ||
+		nok "exitstop: killing the holder releases $1 (state $(state "$p"))"
+}
 # start NAME CMD...: run CMD under field_probe exitstop, record in
 # $tmp/NAME.rec, holder's pid in $h, CMD's in $p (once the record says).
 start() {
@@ -77,10 +84,7 @@ if start exit3 sh -c 'echo out; exit 3' && held exit3 '^exited=1 exit_status=3 r
 	st=$(state "$p")
 	[ "$st" = t ] && ok "exitstop: SIGKILL to the held program leaves it held (state t)" ||
 		nok "exitstop: SIGKILL to the held program leaves it held (state $st, want t)"
-	kill -9 "$h"
-	wait "$h" 2> /dev/null
-	released "$p" && ok "exitstop: killing the holder releases the program (PTRACE_O_EXITKILL)" ||
-		nok "exitstop: killing the holder releases the program (state $(state "$p"))"
+	end_holder "the program (PTRACE_O_EXITKILL)"
 else
 	nok "exitstop: a program that exits 3 is held at its exit (record: $(tr '\n' ' ' < "$tmp/exit3.rec" 2> /dev/null))"
 	sed 's/^/#   /' "$tmp/exit3.err" 2> /dev/null | head -3
@@ -116,10 +120,7 @@ if start stop sh -c 'kill -STOP $$; echo resumed' && held stop '^stopped=19 run_
 	[ "$st" = t ] && ! grep -q resumed "$tmp/stop.out" &&
 		ok "exitstop: a program that stops itself stays stopped (stopped=19, state t)" ||
 		nok "exitstop: a program that stops itself stays stopped (state $st, output '$(cat "$tmp/stop.out")')"
-	kill -9 "$h"
-	wait "$h" 2> /dev/null
-	released "$p" && ok "exitstop: killing the holder releases a stopped program" ||
-		nok "exitstop: killing the holder releases a stopped program (state $(state "$p"))"
+	end_holder "a stopped program"
 else
 	nok "exitstop: a program that stops itself stays stopped (record: $(tr '\n' ' ' < "$tmp/stop.rec" 2> /dev/null))"
 fi

@@ -589,48 +589,36 @@ good_conts=(8K 16K 64K 64kB 64KiB 2M 2MiB 65536 8192 128K 1M 0064K 2048kB)
 bad_conts=("" 0 1 4K 4kB 4096 48K 64KB 64kb -64K "64 kB" "64kB"$'\n' " 64K" 3M 1.5M 64KBi "$huge")
 pmd_conts=(4M 1G 8G 4194304 4096kB)
 
+# values OPT WORD BAD GOOD [reexec]: exec and enable-unit refuse each
+# value of the array BAD ("invalid WORD") and take each VALUE=WRITTEN of
+# GOOD (enable-unit writes WRITTEN into the drop-in); with "reexec",
+# exec takes WRITTEN too: what the drop-in says, exec takes when the
+# unit starts.  Under the locale of $l and $E.
+values() {
+	local opt=$1 word=$2 reexec=${5:-} v w vw
+	local -n bad=$3 good=$4
+	for v in "${bad[@]}"; do
+		tc 1 "^exec_folio_ctl: exec: invalid $word '" "[$l] exec --$opt $(shown "$v") refused" -- \
+			$E "$ctl" exec --"$opt" "$v" -- echo ran
+		tc 1 "^exec_folio_ctl: enable-unit: invalid $word '" "[$l] enable-unit --$opt $(shown "$v") refused" -- \
+			$E "$ctl" enable-unit demo --"$opt" "$v" --from "$tmp/unit.cat" --print
+	done
+	for vw in "${good[@]}"; do
+		v=${vw%%=*} w=${vw#*=}
+		tc 0 "^ran$" "[$l] exec --$opt $v runs the command" -- $E "$ctl" exec --"$opt" "$v" -- echo ran
+		tc 0 "^ExecStart=.* exec --$opt $w -- /usr/bin/true$" "[$l] enable-unit --$opt $v writes --$opt $w" -- \
+			$E "$ctl" enable-unit demo --"$opt" "$v" --from "$tmp/unit.cat" --print
+		[ -z "$reexec" ] ||
+			tc 0 "^ran$" "[$l] exec --$opt $w (the drop-in's word) is taken" -- $E "$ctl" exec --"$opt" "$w" -- echo ran
+	done
+}
+
 for loc in "${locs[@]}"; do
 	l=${loc##*LC_ALL=}
 	E="env $loc"
-	for v in "${bad_sizes[@]}"; do
-		tc 1 "^exec_folio_ctl: exec: invalid size '" "[$l] exec --size $(shown "$v") refused" -- \
-			$E "$ctl" exec --size "$v" -- echo ran
-		tc 1 "^exec_folio_ctl: enable-unit: invalid size '" "[$l] enable-unit --size $(shown "$v") refused" -- \
-			$E "$ctl" enable-unit demo --size "$v" --from "$tmp/unit.cat" --print
-	done
-	for vw in "${good_sizes[@]}"; do
-		v=${vw%%=*} w=${vw#*=}
-		tc 0 "^ran$" "[$l] exec --size $v runs the command" -- $E "$ctl" exec --size "$v" -- echo ran
-		tc 0 "^ExecStart=.* exec --size $w -- /usr/bin/true$" "[$l] enable-unit --size $v writes --size $w" -- \
-			$E "$ctl" enable-unit demo --size "$v" --from "$tmp/unit.cat" --print
-		# What the drop-in says, exec takes when the unit starts.
-		tc 0 "^ran$" "[$l] exec --size $w (the drop-in's word) is taken" -- $E "$ctl" exec --size "$w" -- echo ran
-	done
-	for v in "${bad_orders[@]}"; do
-		tc 1 "^exec_folio_ctl: exec: invalid order '" "[$l] exec --order $(shown "$v") refused" -- \
-			$E "$ctl" exec --order "$v" -- echo ran
-		tc 1 "^exec_folio_ctl: enable-unit: invalid order '" "[$l] enable-unit --order $(shown "$v") refused" -- \
-			$E "$ctl" enable-unit demo --order "$v" --from "$tmp/unit.cat" --print
-	done
-	for vw in "${good_orders[@]}"; do
-		v=${vw%%=*} w=${vw#*=}
-		tc 0 "^ran$" "[$l] exec --order $v runs the command" -- $E "$ctl" exec --order "$v" -- echo ran
-		tc 0 "^ExecStart=.* exec --order $w -- /usr/bin/true$" "[$l] enable-unit --order $v writes --order $w" -- \
-			$E "$ctl" enable-unit demo --order "$v" --from "$tmp/unit.cat" --print
-		tc 0 "^ran$" "[$l] exec --order $w (the drop-in's word) is taken" -- $E "$ctl" exec --order "$w" -- echo ran
-	done
-	for v in "${bad_modes[@]}"; do
-		tc 1 "^exec_folio_ctl: exec: invalid mode '" "[$l] exec --mode $(shown "$v") refused" -- \
-			$E "$ctl" exec --mode "$v" -- echo ran
-		tc 1 "^exec_folio_ctl: enable-unit: invalid mode '" "[$l] enable-unit --mode $(shown "$v") refused" -- \
-			$E "$ctl" enable-unit demo --mode "$v" --from "$tmp/unit.cat" --print
-	done
-	for vw in "${good_modes[@]}"; do
-		v=${vw%%=*} w=${vw#*=}
-		tc 0 "^ran$" "[$l] exec --mode $v runs the command" -- $E "$ctl" exec --mode "$v" -- echo ran
-		tc 0 "^ExecStart=.* exec --mode $w -- /usr/bin/true$" "[$l] enable-unit --mode $v writes --mode $w" -- \
-			$E "$ctl" enable-unit demo --mode "$v" --from "$tmp/unit.cat" --print
-	done
+	values size size bad_sizes good_sizes reexec
+	values order order bad_orders good_orders reexec
+	values mode mode bad_modes good_modes
 	for v in "${bad_pids[@]}"; do
 		tc 1 "^exec_folio_ctl: invalid PID '" "[$l] report --pid $(shown "$v") refused" -- $E "$ctl" report --pid "$v"
 		tc 1 "^exec_folio_ctl: invalid PID '" "[$l] status --pid $(shown "$v") refused" -- $E "$ctl" status --pid "$v"
@@ -889,24 +877,21 @@ eu() { "$ctl" enable-unit demo --mode auto "$@"; }
 tc 0 "^ExecStart=.* exec --mode auto -- /usr/bin/true$" "enable-unit --from a CRLF unit" -- eu --from "$U/crlf" --print
 tc 0 "^ExecStart=.* exec --mode auto -- /usr/bin/false$" "enable-unit --from a unit of 800 KB: the last ExecStart= kept" -- \
 	eu --from "$U/under-1M" --print
-tc 1 "^exec_folio_ctl: enable-unit: $U/over-1M: larger than 1024 KiB, nothing written$" \
-	"enable-unit --from a unit over 1 MiB: refused, not cut" -- eu --from "$U/over-1M" --print
-tc 1 "^exec_folio_ctl: enable-unit: $U/nul: a NUL byte in the unit text, nothing written$" \
-	"enable-unit --from a unit with a NUL byte: refused, not ended there" -- eu --from "$U/nul" --print
-tc 1 "^exec_folio_ctl: enable-unit: demo.service: the unit has no ExecStart=$" "enable-unit --from random bytes" -- \
-	eu --from "$U/binary" --print
-tc 1 "^exec_folio_ctl: enable-unit: demo.service: the unit has no ExecStart=$" "enable-unit --from an empty file" -- \
-	eu --from "$U/empty" --print
-tc 1 "^exec_folio_ctl: enable-unit: demo.service: the unit has no ExecStart=$" "enable-unit --from a unit without [Service]" -- \
-	eu --from "$U/no-exec" --print
-tc 1 "^exec_folio_ctl: enable-unit: demo.service: ExecStart= continued on the next line" "enable-unit --from a continued ExecStart=" -- \
-	eu --from "$U/continued" --print
-tc 1 "^exec_folio_ctl: enable-unit: demo.service: more than 16 ExecStart= lines$" "enable-unit --from 17 ExecStart= lines" -- \
-	eu --from "$U/17-exec" --print
-tc 0 "^ExecStart=.* exec --mode auto -- /usr/bin/two$" "enable-unit --from a unit that resets ExecStart=" -- \
-	eu --from "$U/reset" --print
-tc 0 "^ExecStart=.*exec_folio_ctl.* -- /usr/bin/true$" "enable-unit --from systemctl cat output with our own drop-in" -- \
-	eu --from "$U/ours" --print
+# enable-unit --from each unit file: exit status, the file, the output's
+# pattern ($U stands for the directory), what is tested.
+while IFS=$'\t' read -r rc f pat what; do
+	tc "$rc" "${pat//\$U/$U}" "$what" -- eu --from "$U/$f" --print
+done <<'UNITS'
+1	over-1M	^exec_folio_ctl: enable-unit: $U/over-1M: larger than 1024 KiB, nothing written$	enable-unit --from a unit over 1 MiB: refused, not cut
+1	nul	^exec_folio_ctl: enable-unit: $U/nul: a NUL byte in the unit text, nothing written$	enable-unit --from a unit with a NUL byte: refused, not ended there
+1	binary	^exec_folio_ctl: enable-unit: demo.service: the unit has no ExecStart=$	enable-unit --from random bytes
+1	empty	^exec_folio_ctl: enable-unit: demo.service: the unit has no ExecStart=$	enable-unit --from an empty file
+1	no-exec	^exec_folio_ctl: enable-unit: demo.service: the unit has no ExecStart=$	enable-unit --from a unit without [Service]
+1	continued	^exec_folio_ctl: enable-unit: demo.service: ExecStart= continued on the next line	enable-unit --from a continued ExecStart=
+1	17-exec	^exec_folio_ctl: enable-unit: demo.service: more than 16 ExecStart= lines$	enable-unit --from 17 ExecStart= lines
+0	reset	^ExecStart=.* exec --mode auto -- /usr/bin/two$	enable-unit --from a unit that resets ExecStart=
+0	ours	^ExecStart=.*exec_folio_ctl.* -- /usr/bin/true$	enable-unit --from systemctl cat output with our own drop-in
+UNITS
 tc 0 "^ExecStart=.* -- /usr/bin/true$" "enable-unit --from a pipe (process substitution)" -- \
 	bash -c '"$1" enable-unit demo --mode auto --from <(cat "$2") --print' - "$ctl" "$U/ok"
 tc 1 "^exec_folio_ctl: cannot read $U/dir: Is a directory$" "enable-unit --from a directory" -- eu --from "$U/dir" --print
