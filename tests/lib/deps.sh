@@ -13,7 +13,7 @@ pkgs=(linux-source-6.12 gcc make flex bison bc libelf-dev libssl-dev
       python3-ply qemu-system-x86 busybox-static xfsprogs valgrind man-db groff-base
       gcc-aarch64-linux-gnu clang libclang-rt-14-dev
       strace dpkg-dev debhelper fakeroot lintian rsync
-      python3-matplotlib cmake)
+      python3-matplotlib cmake liburcu-dev)
 [ "${1:-}" = --arm64 ] && pkgs+=(qemu-system-arm libc6-dev-arm64-cross)
 missing=()
 for p in "${pkgs[@]}"; do
