@@ -296,8 +296,8 @@ end_run() {
 		kill -9 $holder 2>/dev/null
 		wait $holder 2>/dev/null
 		_i=0
-		while [ $_i -lt 100 ] && _s=$($probe stat $pid 2>/dev/null) &&
-		      [ "${_s#state=Z}" = "$_s" ]; do
+		while [ $_i -lt 100 ] && _st=$(stat_of $pid state) &&
+		      [ -n "$_st" ] && [ "$_st" != Z ]; do
 			sleep 0.1
 			_i=$((_i + 1))
 		done

@@ -45,14 +45,16 @@ done
 # The series as posted.
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 base=$(git -C "$tree" rev-parse base)
-total=$(git -C "$tree" rev-list --count base..HEAD)
+# shellcheck disable=SC2207
+commits=($(git -C "$tree" rev-list --reverse base..HEAD))
+total=${#commits[@]}
 covered=0
 while read -r name first last prefix; do
 	case "$name" in ''|'#'*) continue ;; esac
 	dir=$out/$name
 	from=$base
-	[ "$first" -gt 1 ] && from=$(git -C "$tree" rev-list --reverse base..HEAD | sed -n "$((first - 1))p")
-	to=$(git -C "$tree" rev-list --reverse base..HEAD | sed -n "${last}p")
+	[ "$first" -gt 1 ] && from=${commits[first - 2]}
+	to=${commits[last - 1]:-}
 	cover=$repo/series/covers/$name
 	if [ -z "$to" ] || [ ! -f "$cover" ] ||
 	   ! git -C "$tree" -c user.name="exec-folio developers" \
@@ -64,7 +66,7 @@ import os, re, sys
 letter, cover, repo = sys.argv[1:]
 subject, _, body = open(cover).read().partition('\n\n')
 def figures(path):
-    # The "Measured" paragraph and the tables of a bench/ file.
+    # The headings, "Measured" paragraphs and tables of a bench/ file.
     text = open(os.path.join(repo, path)).read()
     paras = re.split(r'\n\s*\n', text)
     keep = [p for p in paras
