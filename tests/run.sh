@@ -140,13 +140,17 @@ fi
 phase "building the guest programs"
 progs=$build/guest-x86_64
 check "guest programs build" "$repo/tests/lib/build-guest-progs.sh" "$build/src" "$progs"
+# The kernel's view of a process's folios, for tests/guest/oracle.sh and
+# field.sh: report is compared with it (tests/kmod/folio_oracle.c).
+check "test module folio_oracle builds (x86_64)" "$repo/tests/lib/build-kmod.sh" \
+	"$build/obj-x86_64" "$progs"
 # Real Debian programs with their ldd closure (python3.11, cmake, perl),
 # for a guest of their own: the closure is 81 MB (tests/guest/field.sh).
 # sha256sum runs to completion on two files (one copied with --with):
 # field.sh measures it held at its exit (field_probe exitstop).
 rm -rf "$build/field-x86_64"
 mkdir -p "$build/field-x86_64"
-cp "$progs/exec_folio_ctl" "$progs/hugetext" "$build/field-x86_64/"
+cp "$progs/exec_folio_ctl" "$progs/hugetext" "$progs/folio_oracle.ko" "$build/field-x86_64/"
 # With numpy and the tree's tools/mm/thpmaps: report against thpmaps on
 # 64K and 2M folios (tests/guest/thpmaps.sh).
 check "real programs copied for the x86_64 guest" \
@@ -206,7 +210,7 @@ KUNIT_EXPECT="--expect-kunit exec_folio --expect-kunit exec_folio_sysfs"
 GUEST_TIMEOUT=1500 boot x86_64 "$bz" "" "$smallfs" "selftest $selftest_small" "utility sh /tests/bin/utility.sh" \
 	"dynlib sh /tests/bin/dynlib.sh" "place PLACE_ASLR_RUNS=$aslr_runs sh /tests/bin/place.sh never 64K auto 2M" \
 	"overlay sh /tests/bin/overlay.sh" "execfd sh /tests/bin/execfd.sh" \
-	"compat sh /tests/bin/compat.sh" "cost sh /tests/bin/cost.sh never 64K auto 2M" "stress-exec sh /tests/bin/stress.sh exec" "stress-file sh /tests/bin/stress.sh file" \
+	"compat sh /tests/bin/compat.sh" "oracle sh /tests/bin/oracle.sh" "cost sh /tests/bin/cost.sh never 64K auto 2M" "stress-exec sh /tests/bin/stress.sh exec" "stress-file sh /tests/bin/stress.sh file" \
 	"stress-ovl sh /tests/bin/stress.sh ovl" "faultinject sh /tests/bin/faultinject.sh"
 
 phase "real programs: per mapped file, under each policy"
@@ -372,14 +376,14 @@ for ps in $arm64_sizes; do
 	rm -rf "$build/guest-arm64-$ps"
 	cp -a "$build/guest-arm64" "$build/guest-arm64-$ps"
 	install -m 0755 "$repo/tests/guest/contpte.sh" "$build/guest-arm64-$ps/"
-	check "contpte probe module builds for $ps pages" \
-		"$repo/tests/lib/build-kmod.sh" "$obj" "$build/guest-arm64-$ps"
+	check "test modules (folio_oracle, contpte_probe) build for $ps pages" \
+		env KARCH=arm64 "$repo/tests/lib/build-kmod.sh" "$obj" "$build/guest-arm64-$ps"
 	phase "booting arm64 with $ps pages: KUnit and guest tests"
 	KUNIT_EXPECT="--expect-kunit exec_folio --expect-kunit exec_folio_sysfs"
 	progs=$build/guest-arm64-$ps GUEST_ARCH=arm64 GUEST_TIMEOUT=400 \
 		BUSYBOX=$build/arm64/busybox boot "arm64-$ps" "$obj/arch/arm64/boot/Image" "" \
 		"$smallfs" "selftest $selftest_small" "utility sh /tests/bin/utility.sh" \
-		"contpte sh /tests/bin/contpte.sh" "place PLACE_ASLR_RUNS=$aslr_runs sh /tests/bin/place.sh never arch auto" \
+		"contpte sh /tests/bin/contpte.sh" "oracle sh /tests/bin/oracle.sh" "place PLACE_ASLR_RUNS=$aslr_runs sh /tests/bin/place.sh never arch auto" \
 		"field sh /tests/bin/field/field.sh" "cost sh /tests/bin/cost.sh never arch auto"
 	# transparent_hugepage_exec_folio_size=64K on the command line: a size with 4K and 16K pages,
 	# a single page (refused, default kept) with 64K pages.
@@ -425,7 +429,7 @@ for ps in $arm64_sizes; do
 		fi ;;
 	64k)
 		control whole-folio 64k "patch:tests/controls/whole-folio.patch" \
-			"selftest $selftest" "contpte sh /tests/bin/contpte.sh" ;;
+			"selftest $selftest" "contpte sh /tests/bin/contpte.sh" "oracle sh /tests/bin/oracle.sh" ;;
 	esac
 done
 

@@ -22,6 +22,8 @@
 #                                  /proc/PID/mem (field_probe touch)
 #   field_probe cached            the file's pages in the page cache
 #   field_probe stat              the process's faults
+#   folio_oracle (tests/kmod)     the kernel's own view of the same
+#                                 mappings, which report must match
 #
 # Output, for tests/lib/field-table.py:
 #
@@ -369,6 +371,7 @@ measure() {
 	touched=$($probe touch $pid | sed 's/minflt/touch_minflt/; s/majflt/touch_majflt/')
 	$ctl report --json --pid $pid > /tmp/field-full.json || nok "$run: report"
 	$probe cached $files > /tmp/field-cache-full
+	[ -z "$use_oracle" ] || oracle_check $pid "$run" $ctl
 	alloc=$(($(stat_count alloc) - alloc0))
 	echo "# field $run - kind=process $faults $touched ready_s=$ready alloc=$alloc${ended:+ $ended}"
 	awk -v run="$run" -v dir="$dir" -v exe="$exe" -v arch="$arch" -v pol="$4" "$per_file" \
@@ -377,6 +380,14 @@ measure() {
 	end_run
 }
 
+# The kernel's view of each text mapping (tests/kmod/folio_oracle), where
+# the guest has the module: report must agree with it.
+use_oracle=
+if oracle_load; then
+	use_oracle=1
+else
+	echo "# field: no folio_oracle module: report is not compared with the kernel"
+fi
 t_start=$(date +%s)
 first=1
 for pol in $policies; do

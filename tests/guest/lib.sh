@@ -58,3 +58,123 @@ report_dist() {
 		}
 		END { if (unal) printf " unaligned=%s", unal }'
 }
+
+# The kernel's own view of a mapping's folios (tests/kmod/folio_oracle).
+oracle=/sys/kernel/debug/folio_oracle
+
+# oracle_load: load folio_oracle.ko from the directory of this script's
+# caller ($1, default /tests/bin) unless it is loaded; returns 1 if it
+# cannot be.
+oracle_load() {
+	[ -e $oracle ] && return 0
+	mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+	insmod "${1:-/tests/bin}/folio_oracle.ko" 2>/dev/null
+	[ -e $oracle ]
+}
+
+# oracle_compare PID LABEL [CTL]: does "exec_folio_ctl report" (or CTL)
+# say, for each text mapping of PID (executable, of a file), what the
+# kernel holds?  Compared: resident, base pages, aligned and unaligned
+# whole folios of each size, partially mapped folios, PMD-mapped and
+# contpte pages (on arm64 those with the contiguous bit), all in kB.  Prints a "# oracle" line per mapping
+# with the kernel's figures and the differences; sets _n (mappings),
+# _bad (of them, differing from the kernel) and _cbad (of them, mapping
+# folios the file's page cache does not hold at that size: the oracle's
+# own consistency).  Returns 1 if report fails.
+oracle_compare() {
+	_ctl=${3:-/tests/bin/exec_folio_ctl}
+	_n=0 _bad=0 _cbad=0
+	$_ctl report --pid "$1" > /tmp/oracle-report || return 1
+	: > /tmp/oracle-kernel
+	# (busybox builtins only in the loop: a fork costs under TCG)
+	for _r in $(sed -n "s|^$1: \([0-9a-f]*-[0-9a-f]*\) r-xp [0-9a-f]* /.*|\1|p" /tmp/oracle-report); do
+		_k=refused
+		echo "$1 0x${_r%-*} 0x${_r#*-}" > $oracle && read -r _k < $oracle
+		echo "$_r $_k" >> /tmp/oracle-kernel
+	done
+	# report's contpte pages are its inference (blocks aligned in address
+	# and PFN within a folio): compared with the contiguous bit the
+	# kernel set on arm64, with the same blocks in the kernel's page
+	# tables elsewhere.
+	awk -v label="$2" -v arm64="$([ "$(uname -m)" = aarch64 ] && echo 1)" '
+		function canon(list,   i, n, k, out) {
+			n = split(list, k, " "); out = ""
+			# (few keys: a sort by insertion is enough)
+			for (i = 2; i <= n; i++) {
+				j = i; v = k[i]
+				while (j > 1 && k[j - 1] > v) { k[j] = k[j - 1]; j-- }
+				k[j] = v
+			}
+			for (i = 1; i <= n; i++) out = out k[i] " "
+			return out
+		}
+		FNR == 1 { nf++ }
+		nf == 1 && /^[0-9]+: / {
+			r = $2; on = $3 == "r-xp" && $5 ~ /^\//
+			if (on) { p = $0; sub(/^[^\/]*/, "", p); PATH[r] = p; MINE[r] = "" }
+			next
+		}
+		nf == 1 && on && $3 == "kB" {
+			key = $1; sub(/:$/, "", key); v = $2; n = ""
+			if (key == "file-resident") n = "resident"
+			else if (key == "file-base-page") n = "small"
+			else if (key == "file-thp-pte-partial") n = "partial"
+			else if (key ~ /^file-thp-pmd-aligned-/) n = "pmd"
+			else if (key ~ /^file-cont-pte-aligned-/) n = "cont"
+			else if (key ~ /^file-thp-pte-(un)?aligned-[0-9]+kB$/) {
+				n = key; sub(/^file-thp-pte-/, "", n); sub(/kB$/, "", n)
+			}
+			if (n != "" && v + 0) MINE[r] = MINE[r] " " n "=" v
+			next
+		}
+		nf == 2 {
+			r = $1; total++
+			k = $0; sub(/^[^ ]* /, "", k)
+			if (k == "refused") {
+				bad++; printf "#   %s: the oracle refused %s\n", PATH[r], r; next
+			}
+			printf "# oracle %s %s: %s\n", label, PATH[r], k
+			theirs = ""; split("", M); split("", C)
+			for (i = 2; i <= NF; i++) {
+				split($i, kv, "="); key = kv[1]; v = kv[2]
+				if (key ~ /^map-/) M[substr(key, 5)] = v
+				if (key ~ /^cache-/) C[substr(key, 7)] = v
+				if (key == (arm64 ? "blocks" : "cont")) continue
+				if (key == "blocks") key = "cont"
+				if (key ~ /^(resident|small|partial|pmd|cont|aligned-[0-9]+|unaligned-[0-9]+)$/ && v + 0)
+					theirs = theirs " " key "=" v
+			}
+			a = canon(MINE[r]); b = canon(theirs)
+			if (a != b) {
+				bad++
+				printf "#   %s: report: %s\n#   %s: kernel: %s\n", PATH[r], a, PATH[r], b
+			}
+			# Each size'"'"'s mapped pages are cached in folios of that size.
+			over = ""
+			for (sz in M)
+				if (M[sz] > C[sz] + 0)
+					over = over sprintf(" %sK: %d kB mapped, %d kB cached", sz, M[sz], C[sz])
+			if (over != "") { cbad++; printf "#   %s: mapped beyond the page cache:%s\n", PATH[r], over }
+		}
+		END { printf "%d %d %d\n", total, bad, cbad > "/tmp/oracle-counts" }
+	' /tmp/oracle-report /tmp/oracle-kernel
+	read -r _n _bad _cbad < /tmp/oracle-counts
+}
+
+# oracle_check PID LABEL [CTL]: oracle_compare as two TAP results.
+oracle_check() {
+	if ! oracle_compare "$@"; then
+		nok "oracle: $2: exec_folio_ctl report runs"
+		return 1
+	fi
+	if [ $_n -gt 0 ] && [ $_bad -eq 0 ]; then
+		ok "oracle: report of $2's text mappings is the kernel's"
+	else
+		nok "oracle: report of $2's text mappings is the kernel's ($_bad of $_n differ)"
+	fi
+	if [ $_n -gt 0 ] && [ $_cbad -eq 0 ]; then
+		ok "oracle: $2's mapped text folios are its files' cached folios"
+	else
+		nok "oracle: $2's mapped text folios are its files' cached folios ($_cbad of $_n not)"
+	fi
+}

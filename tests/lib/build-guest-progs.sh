@@ -130,5 +130,18 @@ install -m 0755 "$here/guest/place.sh" "$out/"
 # -B: the last build may have been for the other architecture.
 make -B -s -C "$here/../tools/exec_folio_ctl" exec_folio_ctl.static CC="$cc"
 cp "$here/../tools/exec_folio_ctl/exec_folio_ctl.static" "$out/exec_folio_ctl"
-install -m 0755 "$here/guest/utility.sh" "$here/guest/lib.sh" "$here/guest/overlay.sh" \
+# The controls of tests/guest/oracle.sh: the utility with a deliberate
+# error in its folio walk (tests/controls/report-NAME.patch), installed
+# as exec_folio_ctl-NAME; the oracle must tell them from the kernel.
+for p in "$here"/controls/report-*.patch; do
+	m=${p##*/report-}
+	m=${m%.patch}
+	rm -rf "$tmp/ctl-$m"
+	mkdir -p "$tmp/ctl-$m/tools"
+	cp -r "$here/../tools/exec_folio_ctl" "$tmp/ctl-$m/tools/"
+	patch -s -d "$tmp/ctl-$m" -p1 < "$p"
+	make -B -s -C "$tmp/ctl-$m/tools/exec_folio_ctl" exec_folio_ctl.static CC="$cc"
+	cp "$tmp/ctl-$m/tools/exec_folio_ctl/exec_folio_ctl.static" "$out/exec_folio_ctl-$m"
+done
+install -m 0755 "$here/guest/utility.sh" "$here/guest/lib.sh" "$here/guest/overlay.sh" "$here/guest/oracle.sh" \
 	"$here/guest/stock.sh" "$here/guest/execfd.sh" "$out/"

@@ -1,9 +1,10 @@
 #!/bin/bash
 # build-kmod.sh KOBJ OUTDIR
 #
-# Build the test-only contpte_probe module (tests/kmod) against the arm64
-# kernel built in KOBJ (tests/lib/build-kernel.sh with KARCH=arm64), out
-# of the repository, and put contpte_probe.ko in OUTDIR.
+# Build the test-only modules of tests/kmod against the kernel built in
+# KOBJ (tests/lib/build-kernel.sh; arm64 when KARCH=arm64, as there), out
+# of the repository, and put them in OUTDIR: folio_oracle.ko (both
+# architectures) and, on arm64, contpte_probe.ko.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 kobj=$(cd "$1" && pwd)
@@ -12,8 +13,15 @@ out=$(cd "$2" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cp "$here"/kmod/Kbuild "$here"/kmod/*.c "$tmp/"
-cc=aarch64-linux-gnu-gcc
+karch=${KARCH:-x86_64}
+if [ "$karch" = arm64 ]; then
+	cross=aarch64-linux-gnu-
+	set -- ARCH=arm64 CROSS_COMPILE=$cross
+else
+	cross=
+	set -- ARCH=x86_64
+fi
+cc=${cross}gcc
 command -v ccache > /dev/null && cc="ccache $cc"
-make -s -C "$kobj" M="$tmp" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- \
-	CC="$cc" W=1 modules
-cp "$tmp/contpte_probe.ko" "$out/"
+make -s -C "$kobj" M="$tmp" "$@" CC="$cc" W=1 modules
+cp "$tmp"/*.ko "$out/"
