@@ -353,7 +353,7 @@ control() {
 	check "control $name: the whole series rebuilt (arm64 $ps)" "${build_args[@]}"
 }
 
-# arm64, for each page size asked for: the kernel, the contpte probe
+# arm64, for each page size asked for: the kernel, the folio_oracle
 # module built against it, and a guest with the same tests as x86_64 plus
 # the contpte check (tests/guest/contpte.sh).
 if [ -n "$arm64_sizes" ]; then
@@ -376,7 +376,7 @@ for ps in $arm64_sizes; do
 	rm -rf "$build/guest-arm64-$ps"
 	cp -a "$build/guest-arm64" "$build/guest-arm64-$ps"
 	install -m 0755 "$repo/tests/guest/contpte.sh" "$build/guest-arm64-$ps/"
-	check "test modules (folio_oracle, contpte_probe) build for $ps pages" \
+	check "test module folio_oracle builds for $ps pages" \
 		env KARCH=arm64 "$repo/tests/lib/build-kmod.sh" "$obj" "$build/guest-arm64-$ps"
 	phase "booting arm64 with $ps pages: KUnit and guest tests"
 	KUNIT_EXPECT="--expect-kunit exec_folio --expect-kunit exec_folio_sysfs"
@@ -416,6 +416,11 @@ for ps in $arm64_sizes; do
 			"$miss_tests"
 		control miss-window 4k "mm/filemap: count only the pages fault-around asked for as mmap_miss hits" \
 			"$miss_tests"
+		# Whole-folio mapping with 4K pages, where fault-around runs
+		# (with 64K pages it does not: the 64k control below): a fault
+		# on a cached folio maps it whole, and mlock follows.
+		control whole-folio-4k 4k "patch:tests/controls/whole-folio.patch" \
+			"selftest $selftest -t fault_around_maps_cached_folio_whole -t mlockall_text_is_mlocked"
 		# Without CONFIG_EXEC_FOLIO_POLICY: the stub keeps arm64's 64K
 		# on XFS, and must change nothing on ext2 (no large folios).
 		phase "arm64 with 4k pages, without CONFIG_EXEC_FOLIO_POLICY"

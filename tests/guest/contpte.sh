@@ -3,7 +3,7 @@
 # text of the test executable mapped with the contiguous bit, and does
 # "exec_folio_ctl report" see the same?  report infers contpte blocks from
 # pagemap and kpageflags (aligned blocks of one folio, fully mapped); the
-# contpte_probe module (tests/kmod) reads the bit from the page tables.
+# folio_oracle module (tests/kmod) reads the bit from the page tables.
 ctl=/tests/bin/exec_folio_ctl
 dir=/mnt/exec-folio
 
@@ -15,11 +15,10 @@ kb_page=$($ctl status | sed -n 's/^page size: *\([0-9]*\)K$/\1/p')
 name=bigtext
 [ "$kb_page" -gt 4 ] && name=hugetext
 
-mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
-if insmod /tests/bin/contpte_probe.ko; then
-	ok "contpte_probe loads"
+if oracle_load; then
+	ok "folio_oracle loads"
 else
-	nok "contpte_probe loads"
+	nok "folio_oracle loads"
 	echo "$pass passed, $fail failed"
 	exit 1
 fi
@@ -30,8 +29,8 @@ $ctl report --pid "$p" > /tmp/report
 # The text mapping's header line: "PID: START-END r-xp OFFSET PATH".
 range=$(sed -n "s|^$p: \([0-9a-f]*\)-\([0-9a-f]*\) r-xp .*/$name\$|\1 \2|p" /tmp/report)
 set -- $range
-echo "$p 0x$1 0x$2" > /sys/kernel/debug/contpte_probe
-probe=$(cat /sys/kernel/debug/contpte_probe)
+echo "$p 0x$1 0x$2" > $oracle
+read -r probe < $oracle
 kill -9 "$p"
 echo "# $name text $1-$2, probe: $probe"
 
@@ -43,12 +42,13 @@ report_kb() {
 }
 cont_kb=$(report_kb file-cont-pte-aligned-)
 rss_kb=$(report_kb file-resident:)
-pte=$(echo "$probe" | sed -n 's/.*pte=\([0-9]*\).*/\1/p')
-cont=$(echo "$probe" | sed -n 's/.*cont=\([0-9]*\).*/\1/p')
-kernel_kb=$(( ${cont:-0} * kb_page ))
-[ -n "$rss_kb" ] && [ "$rss_kb" -gt 0 ] && [ "$(( ${pte:-0} * kb_page ))" -eq "$rss_kb" ] &&
+# The oracle's figures are in kB; resident counts PTE- and PMD-mapped
+# pages.
+probe_kb=$(field resident "$probe")
+kernel_kb=$(field cont "$probe")
+[ -n "$rss_kb" ] && [ "$rss_kb" -gt 0 ] && [ "$probe_kb" -eq "$rss_kb" ] &&
 	ok "probe and report see the same resident text: $rss_kb kB" ||
-	nok "probe and report see the same resident text: probe ${pte:-?} pages, report ${rss_kb:-?} kB"
+	nok "probe and report see the same resident text: probe $probe_kb kB, report ${rss_kb:-?} kB"
 [ "${cont_kb:-x}" = "$kernel_kb" ] &&
 	ok "report's contpte share is the kernel's: $kernel_kb kB of $rss_kb kB" ||
 	nok "report's contpte share is the kernel's: report ${cont_kb:-?} kB, kernel $kernel_kb kB"

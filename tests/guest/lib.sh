@@ -75,27 +75,31 @@ oracle_load() {
 # oracle_compare PID LABEL [CTL]: does "exec_folio_ctl report" (or CTL)
 # say, for each text mapping of PID (executable, of a file), what the
 # kernel holds?  Compared: resident, base pages, aligned and unaligned
-# whole folios of each size, partially mapped folios, PMD-mapped and
-# contpte pages (on arm64 those with the contiguous bit), all in kB.  Prints a "# oracle" line per mapping
+# whole folios of each size, partially mapped folios, PMD-mapped pages
+# and pages in aligned blocks of one folio (what report counts as
+# contpte), all in kB.  Prints a "# oracle" line per mapping
 # with the kernel's figures and the differences; sets _n (mappings),
 # _bad (of them, differing from the kernel) and _cbad (of them, mapping
 # folios the file's page cache does not hold at that size: the oracle's
-# own consistency).  Returns 1 if report fails.
+# own consistency) and, on arm64, _nobit (of them, with aligned blocks
+# the kernel did not map with the contiguous bit).  Returns 1 if report
+# fails.
 oracle_compare() {
 	_ctl=${3:-/tests/bin/exec_folio_ctl}
 	_n=0 _bad=0 _cbad=0
 	$_ctl report --pid "$1" > /tmp/oracle-report || return 1
 	: > /tmp/oracle-kernel
+	: > /tmp/oracle-nobit
 	# (busybox builtins only in the loop: a fork costs under TCG)
 	for _r in $(sed -n "s|^$1: \([0-9a-f]*-[0-9a-f]*\) r-xp [0-9a-f]* /.*|\1|p" /tmp/oracle-report); do
 		_k=refused
 		echo "$1 0x${_r%-*} 0x${_r#*-}" > $oracle && read -r _k < $oracle
 		echo "$_r $_k" >> /tmp/oracle-kernel
 	done
-	# report's contpte pages are its inference (blocks aligned in address
-	# and PFN within a folio): compared with the contiguous bit the
-	# kernel set on arm64, with the same blocks in the kernel's page
-	# tables elsewhere.
+	# report's contpte pages are its inference, blocks aligned in address
+	# and PFN within one folio: compared with the same blocks in the
+	# kernel's page tables.  Whether arm64 set the contiguous bit on
+	# them is apart (_nobit: the mappings where it did not on all).
 	awk -v label="$2" -v arm64="$([ "$(uname -m)" = aarch64 ] && echo 1)" '
 		function canon(list,   i, n, k, out) {
 			n = split(list, k, " "); out = ""
@@ -134,13 +138,13 @@ oracle_compare() {
 				bad++; printf "#   %s: the oracle refused %s\n", PATH[r], r; next
 			}
 			printf "# oracle %s %s: %s\n", label, PATH[r], k
-			theirs = ""; split("", M); split("", C)
+			theirs = ""; split("", M); split("", C); bit = blocks = 0
 			for (i = 2; i <= NF; i++) {
 				split($i, kv, "="); key = kv[1]; v = kv[2]
 				if (key ~ /^map-/) M[substr(key, 5)] = v
 				if (key ~ /^cache-/) C[substr(key, 7)] = v
-				if (key == (arm64 ? "blocks" : "cont")) continue
-				if (key == "blocks") key = "cont"
+				if (key == "cont") { bit = v; continue }
+				if (key == "blocks") { key = "cont"; blocks = v }
 				if (key ~ /^(resident|small|partial|pmd|cont|aligned-[0-9]+|unaligned-[0-9]+)$/ && v + 0)
 					theirs = theirs " " key "=" v
 			}
@@ -155,10 +159,15 @@ oracle_compare() {
 				if (M[sz] > C[sz] + 0)
 					over = over sprintf(" %sK: %d kB mapped, %d kB cached", sz, M[sz], C[sz])
 			if (over != "") { cbad++; printf "#   %s: mapped beyond the page cache:%s\n", PATH[r], over }
+			if (arm64 && bit != blocks) {
+				nobit++
+				printf "#   %s: the contiguous bit on %d kB of its %d kB of aligned blocks\n",
+					PATH[r], bit, blocks > "/tmp/oracle-nobit"
+			}
 		}
-		END { printf "%d %d %d\n", total, bad, cbad > "/tmp/oracle-counts" }
+		END { printf "%d %d %d %d\n", total, bad, cbad, nobit > "/tmp/oracle-counts" }
 	' /tmp/oracle-report /tmp/oracle-kernel
-	read -r _n _bad _cbad < /tmp/oracle-counts
+	read -r _n _bad _cbad _nobit < /tmp/oracle-counts
 }
 
 # oracle_check PID LABEL [CTL]: oracle_compare as two TAP results.

@@ -1,10 +1,9 @@
 #!/bin/bash
 # build-kmod.sh KOBJ OUTDIR
 #
-# Build the test-only modules of tests/kmod against the kernel built in
-# KOBJ (tests/lib/build-kernel.sh; arm64 when KARCH=arm64, as there), out
-# of the repository, and put them in OUTDIR: folio_oracle.ko (both
-# architectures) and, on arm64, contpte_probe.ko.
+# Build the test-only module of tests/kmod, folio_oracle, against the
+# kernel built in KOBJ (tests/lib/build-kernel.sh; arm64 when KARCH=arm64,
+# as there), out of the repository, and put folio_oracle.ko in OUTDIR.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 kobj=$(cd "$1" && pwd)

@@ -1265,6 +1265,57 @@ TEST_F(policy, fault_around_hit_refunds_only_its_window)
 	EXPECT_EQ(cold_cache(), 0);
 }
 
+/* A load into it is a read fault the compiler cannot drop. */
+char exec_folio_sink;
+
+/*
+ * A fault on a large folio already in the page cache maps the whole
+ * folio at once, not only the pages fault-around asks for
+ * (fault_around_bytes, 64K: 16 pages with 4K pages, 4 with 16K): what
+ * lets arm64 map cached text with contiguous PTEs, and rmap mlock a
+ * folio on map.  Another mapping of the file reads a 256K folio; a fresh
+ * mapping's first fault there must map all of it.  With 64K pages there
+ * is no fault-around.
+ */
+TEST_F(policy, fault_around_maps_cached_folio_whole)
+{
+	unsigned long psize = sysconf(_SC_PAGESIZE), blk = 256UL << 10;
+	struct rss_find f = { .kb = -1 };
+	struct folio_walk fw = { 0 };
+	char *area, *map, *area2, *other;
+	size_t len = 4 * blk;
+	int fd, fd2, order;
+
+	if (psize >= 64 << 10)
+		SKIP(return, "no fault-around with 64K pages (fault_around_bytes)");
+	ASSERT_EQ(knob_set("256K"), 0);
+	ASSERT_EQ(sparse_file(len, &fd, &fd2), 0);
+	other = map_exec_aligned(fd2, len, blk, 0, &area2);
+	ASSERT_NE(other, MAP_FAILED);
+	ASSERT_EQ(touch(other + blk), 0);
+	fw.page_shift = page_shift();
+	ASSERT_EQ(folio_walk_open(&fw, getpid()), 0);
+	order = folio_walk_folio_order(&fw, (unsigned long)other + blk);
+	folio_walk_close(&fw);
+	ASSERT_GE(order, 0);
+	ASSERT_EQ(order_bytes(order), blk)
+		TH_LOG("the other mapping read an order-%d folio, not 256K", order);
+	map = map_exec_aligned(fd, len, blk, 0, &area);
+	ASSERT_NE(map, MAP_FAILED);
+	/* A load from the fifth page of the cached folio. */
+	exec_folio_sink = map[blk + 5 * psize];
+	f.addr = (unsigned long)map;
+	smaps_foreach(getpid(), rss_vma, &f);
+	ksft_print_msg("one fault on a cached 256K folio maps %ld kB\n", f.kb);
+	EXPECT_EQ(f.kb, (long)(blk >> 10))
+		TH_LOG("one fault on a cached 256K folio mapped %ld kB, not all of it", f.kb);
+	munmap(area, len + blk);
+	munmap(area2, len + blk);
+	close(fd);
+	close(fd2);
+	EXPECT_EQ(cold_cache(), 0);
+}
+
 /*
  * A process that opted out of THP (PR_SET_THP_DISABLE, kept across
  * execve) reads text as under "never" under "auto" and "2M", as the
@@ -1542,8 +1593,6 @@ TEST_F(policy, stats_count_only_text)
 
 #define FAULT_AROUND_BYTES	"/sys/kernel/debug/fault_around_bytes"
 
-/* A load into it is a read fault the compiler cannot drop. */
-char exec_folio_sink;
 #define PM_PRESENT		0x8000000000000000ULL
 #define PM_PFN_MASK		0x007fffffffffffffULL
 #define KPF_HWPOISON_BIT	19
