@@ -86,7 +86,7 @@ oracle_load() {
 # fails.
 oracle_compare() {
 	_ctl=${3:-/tests/bin/exec_folio_ctl}
-	_n=0 _bad=0 _cbad=0
+	_n=0 _bad=0 _cbad=0 _nobit=0
 	$_ctl report --pid "$1" > /tmp/oracle-report || return 1
 	: > /tmp/oracle-kernel
 	: > /tmp/oracle-nobit
