@@ -23,7 +23,8 @@
 #
 # Each phase must inject failures (the "times" budget goes down) and
 # every exec must give the right result: no SIGBUS, no kill, no wrong
-# text.  Exit status 0 if so.
+# text; where large folios failed, exec_folio_stats/fallback must count
+# the step-downs.  Exit status 0 if so.
 . /tests/bin/stress-lib.sh
 . /tests/bin/lib.sh
 execs=${1:-800}
@@ -100,6 +101,16 @@ stress() {
 	tap $rc "$1-execs-correct"
 }
 
+# fell_back NAME: the TAP line for "exec_folio_stats/fallback counted
+# the step-downs" (between /tmp/vm0 and /tmp/vm1).
+fell_back() {
+	_n=$(awk 'NR == FNR { b[$1] = $2; next }
+		$1 == "exec_folio_stats/fallback" { print $2 - b[$1] }' /tmp/vm0 /tmp/vm1)
+	echo "# $1: exec_folio_stats/fallback +${_n:-?}"
+	[ "${_n:-0}" -gt 0 ]
+	tap $? "$1-fallback-counted"
+}
+
 # injected NAME COUNT: the TAP line for "failures were injected".
 injected() {
 	echo "# $1: $2 allocation failures injected"
@@ -140,6 +151,7 @@ stress page-alloc-all
 injected page-alloc-all "$(off fail_page_alloc)"
 vm_snap /tmp/vm1
 vm_diff /tmp/vm0 /tmp/vm1 "faultinject page-alloc-all"
+fell_back page-alloc-all
 
 # 2. A third of the exec readahead's large folios fail.
 # Only PMD-size allocations fail (min-order 9, 2M with 4K pages): the
@@ -160,6 +172,7 @@ tap $? page-alloc-pmd-text-steps-down-one-order-to-1M
 injected page-alloc-pmd "$(off fail_page_alloc)"
 vm_snap /tmp/vm1
 vm_diff /tmp/vm0 /tmp/vm1 "faultinject page-alloc-pmd"
+fell_back page-alloc-pmd
 
 vm_snap /tmp/vm0
 echo 64K > $knob
@@ -169,6 +182,7 @@ stress page-alloc-ra
 injected page-alloc-ra "$(off fail_page_alloc)"
 vm_snap /tmp/vm1
 vm_diff /tmp/vm0 /tmp/vm1 "faultinject page-alloc-ra"
+fell_back page-alloc-ra
 
 # 3. A tenth of the exec readahead's slab allocations fail.
 vm_snap /tmp/vm0

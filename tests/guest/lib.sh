@@ -13,9 +13,11 @@ field() { echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p" | head -1 | grep . || ech
 
 # drop_caches: empty the page cache before a measurement.  If that fails,
 # say GUEST-ERROR: the run fails, and no figure measured after it is used.
+# On stderr, which reaches the console also when the caller's stdout is
+# taken by $(...) (cold_spawn).
 drop_caches() {
 	echo 3 > /proc/sys/vm/drop_caches ||
-		echo "GUEST-ERROR cannot drop the page cache: measurements are not cold"
+		echo "GUEST-ERROR cannot drop the page cache: measurements are not cold" >&2
 }
 
 # cold_spawn CMD [ARG]...: drop the page cache, start CMD in the background

@@ -9,7 +9,8 @@
 # text that is in use).  Each program must exit 0 or be OOM-killed;
 # memory.events counts the OOM kills.  Fails if a program ends any other
 # way, if the cgroup never reached its limit (no pressure, no test), or
-# if 2M or auto get more OOM kills than never.  Prints the
+# if 2M or auto get more OOM kills than never (or never's programs were
+# all killed, which would make that vacuous).  Prints the
 # cgroup's events and peak, and the exec_folio_* counters of /proc/vmstat
 # (allocations, fallbacks, step-downs) before and after, per policy.
 . /tests/bin/stress-lib.sh
@@ -89,6 +90,10 @@ for pol in never 2M auto; do
 done
 echo "$orig" > $knob
 echo "# memcg: OOM kills and exec folio allocations/fallbacks per policy${summary}"
+# The comparisons below mean something only if never's programs ran:
+# with all of them killed, nothing could be killed beyond never.
+[ -n "$oom_never" ] && [ "$oom_never" -lt $((rounds * 3)) ]
+tap $? "memcg-never-not-every-program-oom-killed ($oom_never OOM kills in $((rounds * 3)) runs)"
 [ -n "$oom_never" ] && [ "${oom_M:-99}" -le "$oom_never" ]
 tap $? "memcg-2M-no-oom-kill-beyond-never"
 [ -n "$oom_never" ] && [ "${oom_auto:-99}" -le "$oom_never" ]

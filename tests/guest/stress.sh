@@ -16,7 +16,9 @@
 #         truncated, re-extended, hole-punched and dropped from the cache;
 #         then the same focused on end of file (file_stress -E), where
 #         faults race with truncation.  First, a run whose model lies
-#         about punches and truncations must fail.
+#         about punches and truncations must fail.  The races must have
+#         run (floors below): a run that saw no wrong page but had no
+#         large folio to race on, or no fault during a change, fails.
 #   ovl   both on overlayfs (lower and upper directories on XFS): binaries
 #         in the lower layer, copied up and created in the upper layer
 #         (a third of the execs and policy changes: 3333 and 333); file
@@ -30,9 +32,17 @@ quick=${2:-}
 orig=$(knob_active)
 execs=10000 writes=1000 ecap=240
 fops=300 fchecks=20000 fcap=45 fpols="2M 64K auto never"
+# Floors below which a race was not run (tests/progs: fault_around_split
+# -R -F -O, file_stress -L), about a fifth of what the x86_64 debug
+# kernel did under TCG on 2026-12-07: in 60 s, 574 of 732 rounds split a
+# whole 1M folio, 32918 faults, 19309 of them during a split; per -E run,
+# 4539-5438 reads that a change of end of file overlapped and 240-274
+# large folios below it.
+fas_rounds=100 fas_faults=6000 fas_overlaps=3000 eof_min=50
 if [ "$quick" = quick ]; then
 	execs=1500 writes=150 ecap=300
 	fops=150 fchecks=5000 fcap=60 fpols="2M never" fas_secs=20
+	fas_rounds=$((fas_rounds / 3)) fas_faults=$((fas_faults / 3)) fas_overlaps=$((fas_overlaps / 3))
 fi
 
 # exec_run NAME BINARY...: exec stress on those checktext binaries.
@@ -64,9 +74,11 @@ file_run() {
 		# Around end of file: faults racing with truncation.  Before
 		# "mm/filemap: read i_size under each folio's lock", a read past
 		# end of file returned zeros instead of SIGBUS in about one run
-		# in eight under 64K and auto.
+		# in eight under 64K and auto (the race on purpose is
+		# eofrace.sh).  -L: the run must have had reads that a change
+		# of end of file overlapped, and large folios below it.
 		t0=$(date +%s)
-		$bin/file_stress -E -T "[$1 $pol eof]" -n $((fops * 2)) -c $fchecks -t $fcap "$2"
+		$bin/file_stress -E -L $eof_min -T "[$1 $pol eof]" -n $((fops * 2)) -c $fchecks -t $fcap "$2"
 		rc=$?
 		echo "# $1 $pol eof: $(elapsed $t0) s"
 		tap $rc "$1-$pol-eof"
@@ -109,7 +121,10 @@ file)
 	# below and stopped the debug kernel at VM_BUG_ON_FOLIO(folio_mapped())
 	# within about 30 s ("mm/filemap: do not let fault-around step below
 	# its start").
-	$bin/fault_around_split /mnt/fstress ${fas_secs:-60}
+	# Floors: rounds whose folio was really the whole 1M (kpageflags),
+	# faults, and faults that began while a split was in flight.
+	$bin/fault_around_split -R $fas_rounds -F $fas_faults -O $fas_overlaps \
+		/mnt/fstress ${fas_secs:-60}
 	tap $? fault-around-split
 	file_run file-xfs /mnt/fstress
 	rm -rf /mnt/fstress

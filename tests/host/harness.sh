@@ -87,6 +87,30 @@ why='no kernel warnings' verdict rcu-stall 1 < <(good
 	echo '[   30.000000] rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:')
 why='no kernel warnings' verdict hung-task 1 < <(good
 	echo '[  130.000000] INFO: task exec_stress:97 blocked for more than 122 seconds.')
+# Reports the parser once missed: a BUG whose Oops the console lost at
+# the panic, SLUB's own report, the OOM killer (unless the boot counts
+# its kills itself), an XFS shutdown, kmemleak, a soft lockup.
+why='no kernel warnings' verdict kernel-bug-console-cut 1 < <(good
+	echo '[    3.000000] kernel BUG at mm/filemap.c:153!')
+why='no kernel warnings' verdict slub-report 1 < <(good
+	echo '[    3.000000] BUG kmalloc-64 (Not tainted): Poison overwritten')
+why='no kernel warnings' verdict slub-report-tainted 1 < <(good
+	echo '[    3.000000] BUG kmalloc-64 (Tainted: G    B             ): Object already free')
+why='no kernel warnings' verdict oom-kill 1 < <(good
+	echo '[    3.000000] Out of memory: Killed process 97 (hugetext) total-vm:12000kB')
+verdict oom-kill-allowed 0 --allow-splat 'out of memory: Killed process' < <(good
+	echo '[    3.000000] Memory cgroup out of memory: Killed process 97 (hugetext) total-vm:12000kB')
+why='no kernel warnings' verdict oom-allowed-but-not-a-warning 1 --allow-splat 'out of memory: Killed process' < <(good
+	echo '[    3.000000] Memory cgroup out of memory: Killed process 97 (hugetext)'
+	echo '[    3.000001] WARNING: CPU: 0 PID: 97 at mm/page_alloc.c:4000 __alloc_pages')
+why='no kernel warnings' verdict xfs-shutdown 1 < <(good
+	echo '[    3.000000] XFS (vda): Corruption of in-memory data (0x8) detected at xfs_trans_cancel+0x12f/0x160 (fs/xfs/xfs_trans.c:1097).  Shutting down filesystem.')
+why='no kernel warnings' verdict kmemleak 1 < <(good
+	echo '[    3.000000] kmemleak: 2 new suspected memory leaks (see /sys/kernel/debug/kmemleak)')
+why='no kernel warnings' verdict soft-lockup 1 < <(good
+	echo '[   30.000000] watchdog: BUG: soft lockup - CPU#1 stuck for 22s! [exec_stress:97]')
+# A GUEST-ERROR that the console put after kernel output on one line.
+why='guest error: cannot drop' verdict guest-error-after-kernel-output 1 < <(good | sed 's/^GUEST-DONE$/[    3.000000] random: crng init doneGUEST-ERROR cannot drop the page cache\nGUEST-DONE/')
 # The debug kernel's boot banner is no report.
 verdict debug-kernel-banner 0 < <(good | sed 's/^GUEST-UP/[    0.708634] rcu: 	RCU lockdep checking is enabled.\n[    0.438936] kasan: KernelAddressSanitizer initialized\nGUEST-UP/')
 
@@ -109,12 +133,14 @@ why='expected-results list .*No such file' verdict expect-list-unreadable 1 --ex
 printf 'kunit exec_folio\nselftest policy.one\nselftest policy.two # SKIP-OK\nsilent # NO-TAP\n' > "$tmp/expect-silent.txt"
 verdict expect-no-tap-allowed 0 --expect "$tmp/expect-silent.txt" < <(silent)
 why='expected step silent .NO-TAP. did not run' verdict expect-no-tap-step-missing 1 --expect "$tmp/expect-silent.txt" < <(good)
-# Measurements in names do not make a new name; a name listed twice must
-# be there twice.
-measured() { good | sed "s/^GUEST-DONE$/GUEST-BEGIN utility\nok - exec --size 64K: $1% of text in 64K folios\nok - set 16K round-trips\nok - set 32K round-trips\nGUEST-END utility rc=0\nGUEST-DONE/"; }
-{ cat "$tmp/expect.txt"; printf 'utility exec --size 64K: 96%% of text in 64K folios\nutility set 16K round-trips\nutility set 32K round-trips\n'; } > "$tmp/expect-measured.txt"
+# Measurements in names do not make a new name, sizes do; a name listed
+# twice must be there twice.
+measured() { good | sed "s/^GUEST-DONE$/GUEST-BEGIN utility\nok - exec --size 64K: $1% of text in 64K folios\nok - set 16K round-trips\nok - set 32K round-trips\nok - round 1: $1 ms\nok - round 2: 5 ms\nGUEST-END utility rc=0\nGUEST-DONE/"; }
+{ cat "$tmp/expect.txt"; printf 'utility exec --size 64K: 96%% of text in 64K folios\nutility set 16K round-trips\nutility set 32K round-trips\nutility round 1: 3 ms\nutility round 2: 3 ms\n'; } > "$tmp/expect-measured.txt"
 verdict expect-measured-name 0 --expect "$tmp/expect-measured.txt" < <(measured 97)
-why='expected utility set 16K round-trips is missing .1 of 2.' verdict expect-repeated-name-missing 1 --expect "$tmp/expect-measured.txt" < <(measured 97 | grep -v 'set 32K')
+why='expected utility set 32K round-trips is missing' verdict expect-size-is-a-name 1 --expect "$tmp/expect-measured.txt" < <(measured 97 | sed 's/set 32K/set 8K/')
+why='expected utility exec --size 64K: 96% of text in 64K folios is missing' verdict expect-size-in-measured-name 1 --expect "$tmp/expect-measured.txt" < <(measured 97 | sed 's/size 64K: /size 2M: /')
+why='expected utility round 1: 3 ms is missing .1 of 2.' verdict expect-repeated-name-missing 1 --expect "$tmp/expect-measured.txt" < <(measured 97 | grep -v 'round 2')
 
 # Negative controls: a result marked MUST-FAIL must fail, saying what
 # its pattern matches, and its step must exit non-zero; one that passes,

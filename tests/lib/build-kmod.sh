@@ -1,9 +1,10 @@
 #!/bin/bash
 # build-kmod.sh KOBJ OUTDIR
 #
-# Build the test-only module of tests/kmod, folio_oracle, against the
-# kernel built in KOBJ (tests/lib/build-kernel.sh; arm64 when KARCH=arm64,
-# as there), out of the repository, and put folio_oracle.ko in OUTDIR.
+# Build the test-only modules of tests/kmod (folio_oracle, fault_delay)
+# against the kernel built in KOBJ (tests/lib/build-kernel.sh; arm64 when
+# KARCH=arm64, as there), out of the repository, and put their .ko files
+# in OUTDIR.  fault_delay needs CONFIG_KPROBES to load, not to build.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 kobj=$(cd "$1" && pwd)

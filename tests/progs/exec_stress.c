@@ -15,7 +15,8 @@
  *         and then a value it must refuse;
  *   one cache dropper (-d MS, 0 for none): echo 3 > drop_caches.
  * -n EXECS (10000) execs in all, -p WRITES (1000) knob writes, -t SECS (150)
- * time cap.  Prints "# " lines with what it did; exit status 0 if every
+ * time cap, -s SEED (printed; from the clock if not given: the same seed
+ * makes the same choices, not the same interleaving).  Prints "# " lines with what it did; exit status 0 if every
  * exec was correct and both counts were reached in time, 1 on a wrong
  * result, 2 if the counts were not reached, 3 if a worker hung.
  */
@@ -32,6 +33,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "seed.h"
 
 #ifndef PR_SET_EXEC_FOLIO_SIZE
 #define PR_SET_EXEC_FOLIO_SIZE 0x45584653
@@ -62,6 +65,7 @@ static double now(void)
 }
 
 static unsigned long rng_state;
+static unsigned long run_seed;	/* -s: each process's choices follow from it */
 
 static unsigned long rnd(void)
 {
@@ -200,7 +204,7 @@ static void prctl_worker(void)
 		snprintf(seedbuf, sizeof(seedbuf), "%lu", seed);
 		pid = fork();
 		if (pid == 0) {
-			rng_state ^= getpid();
+			rng_state = seed_for(run_seed, rng_state);
 			if (rnd() % 2 && set_policy(&want))
 				_exit(126);
 			snprintf(polbuf, sizeof(polbuf), "%ld", want);
@@ -369,7 +373,7 @@ int main(int argc, char **argv)
 	double t0, t;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((opt = getopt(argc, argv, "n:p:t:w:f:d:K")) != -1) {
+	while ((opt = getopt(argc, argv, "n:p:t:w:f:d:s:K")) != -1) {
 		switch (opt) {
 		case 'n': target_execs = atol(optarg); break;
 		case 'p': target_writes = atol(optarg); break;
@@ -378,9 +382,10 @@ int main(int argc, char **argv)
 		case 'f': pworkers = atoi(optarg); break;
 		case 'd': drop_ms = atoi(optarg); break;
 		case 'K': knob = 0; target_writes = 0; break;
+		case 's': run_seed = strtoul(optarg, NULL, 0); break;
 		default:
 			fprintf(stderr, "usage: exec_stress [-n execs] [-p knob-writes] [-t secs] "
-				"[-w exec-workers] [-f prctl-workers] [-d drop-ms] [-K] BINARY...\n");
+				"[-w exec-workers] [-f prctl-workers] [-d drop-ms] [-s seed] [-K] BINARY...\n");
 			return 2;
 		}
 	}
@@ -408,6 +413,10 @@ int main(int argc, char **argv)
 	if (sh == MAP_FAILED)
 		return 2;
 	t0 = now();
+	if (!run_seed)
+		run_seed = (unsigned long)(t0 * 1e6) ^ ((unsigned long)getpid() << 32);
+	printf("# exec_stress: seed %lu (-s %lu makes the same choices; the processes' timing is the kernel's)\n",
+	       run_seed, run_seed);
 	for (i = 0; i < workers + pworkers + 2; i++) {
 		int role = i < workers ? 0 : i < workers + pworkers ? 1 : i - workers - pworkers + 2;
 		pid_t pid;
@@ -416,8 +425,7 @@ int main(int argc, char **argv)
 			continue;
 		pid = fork();
 		if (pid == 0) {
-			rng_state = 0x9e3779b97f4a7c15UL ^ ((unsigned long)getpid() << 20) ^
-				    (unsigned long)(t0 * 1e6);
+			rng_state = seed_for(run_seed, i);
 			if (role == 0)
 				exec_worker();
 			else if (role == 1)

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fault_around_split DIR [SECS] [READERS]: fault-around that starts inside
- * a large page cache folio while the folio is split must map nothing
- * below its start.
+ * fault_around_split [-R ROUNDS] [-F FAULTS] [-O OVERLAPS] DIR [SECS] [READERS]:
+ * fault-around that starts inside a large page cache folio while the
+ * folio is split must map nothing below its start.
  *
  * File U's first 1M is one folio (4K pages: order 8, four 64-page slots
  * of its XArray node).  The upper VMA maps U from its last slot on (file
@@ -19,7 +19,16 @@
  * find again (it unmaps by file index): a debug kernel then stops at
  * VM_BUG_ON_FOLIO(folio_mapped()).
  *
- * Exit status 0 if no page was wrong, 1 if one was, 2 on a setup error.
+ * That the race ran is checked, not assumed: each round the splitter
+ * looks up, in the kernel's pagemap and kpageflags, the folio it wrote
+ * (it must be the whole 1M: else that round has no split to race with),
+ * and the readers count their faults, and those that started while a
+ * split was in flight.  -R, -F and -O are floors for the rounds with a
+ * whole 1M folio, the faults and those overlaps: a run below one of them
+ * did not exercise the race, whatever it saw.
+ *
+ * Exit status 0 if no page was wrong and every floor was reached, 1 if a
+ * page was wrong, 2 on a setup error, 3 if a floor was not reached.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -31,6 +40,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "kpf.h"
+
 #define SZ_2M (2UL << 20)
 /* The folio: 4 slots of 64 pages in its XArray node (4K pages) */
 #define FOLIO (1UL << 20)
@@ -38,9 +49,9 @@
 #define TAG_L 0x4c00000000000000ULL
 
 static long psz, lpages, upages = 64;
-static int fdu, stop, rewriting;
+static int fdu, stop, rewriting, splitting;
 static char *lmap, *umap;
-static long rounds, faults, bad;
+static long rounds, large, faults, overlaps, bad, kpf_err;
 
 #define LOAD(v) __atomic_load_n(&(v), __ATOMIC_RELAXED)
 #define ADD(v, n) __atomic_add_fetch(&(v), (n), __ATOMIC_RELAXED)
@@ -60,8 +71,27 @@ static int fill(int fd, uint64_t tag, uint64_t off, uint64_t len)
 	return n == (ssize_t)len ? 0 : -1;
 }
 
+/*
+ * The pages of the folio that holds U's page at the upper VMA's start,
+ * through a mapping of the splitter's own (the readers are held off).
+ */
+static long kpf_check(void)
+{
+	char *m = mmap(NULL, FOLIO, PROT_READ, MAP_SHARED, fdu, 0);
+	long n;
+
+	if (m == MAP_FAILED)
+		return -1;
+	(void)*(volatile char *)(m + lpages * psz);
+	n = kpf_folio_pages(m + lpages * psz, psz);
+	munmap(m, FOLIO);
+	return n;
+}
+
 static void *splitter(void *arg)
 {
+	long n;
+
 	(void)arg;
 	while (!LOAD(stop)) {
 		/*
@@ -74,10 +104,18 @@ static void *splitter(void *arg)
 		fallocate(fdu, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, FOLIO);
 		if (fill(fdu, TAG_U, 0, FOLIO))
 			perror("fault_around_split: pwrite");
+		/* Is it one folio of 1M, where the upper VMA starts? */
+		n = kpf_check();
+		if (n < 0)
+			ADD(kpf_err, 1);
+		else if (n >= (long)(FOLIO / psz))
+			ADD(large, 1);
 		__atomic_store_n(&rewriting, 0, __ATOMIC_SEQ_CST);
 		usleep(500);
 		/* Split it under the readers' faults. */
+		__atomic_store_n(&splitting, 1, __ATOMIC_SEQ_CST);
 		fallocate(fdu, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, FOLIO - 2 * psz, psz);
+		__atomic_store_n(&splitting, 0, __ATOMIC_SEQ_CST);
 		ADD(rounds, 1);
 	}
 	return NULL;
@@ -91,6 +129,8 @@ static void *reader(void *arg)
 			usleep(50);
 		madvise(lmap, lpages * psz, MADV_DONTNEED);
 		madvise(umap, upages * psz, MADV_DONTNEED);
+		if (LOAD(splitting))
+			ADD(overlaps, 1);
 		(void)*(volatile char *)umap;
 		ADD(faults, 1);
 		/* fault-around can step back to the folio's 2nd 64-page slot */
@@ -110,13 +150,26 @@ static void *reader(void *arg)
 
 int main(int argc, char **argv)
 {
-	int secs = argc > 2 ? atoi(argv[2]) : 30, nr = argc > 3 ? atoi(argv[3]) : 6;
+	long min_large = 0, min_faults = 0, min_overlaps = 0;
+	int secs, nr, fdl, i, opt, rc;
 	pthread_t th[9];
 	char path[4096], *r;
-	int fdl, i;
 
-	if (argc < 2 || nr < 1 || nr > 8) {
-		fprintf(stderr, "usage: fault_around_split DIR [SECS] [READERS]\n");
+	while ((opt = getopt(argc, argv, "R:F:O:")) != -1) {
+		switch (opt) {
+		case 'R': min_large = atol(optarg); break;
+		case 'F': min_faults = atol(optarg); break;
+		case 'O': min_overlaps = atol(optarg); break;
+		default: goto usage;
+		}
+	}
+	argc -= optind - 1;
+	argv += optind - 1;
+	secs = argc > 2 ? atoi(argv[2]) : 30;
+	nr = argc > 3 ? atoi(argv[3]) : 6;
+	if (argc < 2 || argc > 4 || secs < 1 || nr < 1 || nr > 8) {
+usage:
+		fprintf(stderr, "usage: fault_around_split [-R ROUNDS] [-F FAULTS] [-O OVERLAPS] DIR [SECS] [READERS]\n");
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -152,7 +205,26 @@ int main(int argc, char **argv)
 	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
 	for (i = 0; i <= nr; i++)
 		pthread_join(th[i], NULL);
-	printf("# fault_around_split: %ld splits, %ld faults at the upper VMA's start, %ld wrong pages below it\n",
-	       rounds, faults, bad);
-	return bad ? 1 : 0;
+	printf("# fault_around_split: %ld splits, %ld of a whole 1M folio (%ld not looked up), "
+	       "%ld faults at the upper VMA's start, %ld of them during a split, %ld wrong pages below it\n",
+	       rounds, large, kpf_err, faults, overlaps, bad);
+	if (bad)
+		return 1;
+	rc = 0;
+	if (large < min_large) {
+		printf("# fault_around_split: the race did not run: %ld rounds with a whole 1M folio, wanted %ld\n",
+		       large, min_large);
+		rc = 3;
+	}
+	if (faults < min_faults) {
+		printf("# fault_around_split: the race did not run: %ld faults, wanted %ld\n",
+		       faults, min_faults);
+		rc = 3;
+	}
+	if (overlaps < min_overlaps) {
+		printf("# fault_around_split: the race did not run: %ld faults during a split, wanted %ld\n",
+		       overlaps, min_overlaps);
+		rc = 3;
+	}
+	return rc;
 }

@@ -32,14 +32,21 @@
  * -E focuses on end of file: writes across it, truncations and extensions
  * by up to 512K either way, and half the readers read the 1M around it,
  * each time after MADV_DONTNEED, so that faults race with truncation.
+ * That they did is counted, not assumed: the reads that a change of end
+ * of file overlapped (some state in between puts them past it), and the
+ * times the page below end of file was in a large folio (the kernel's
+ * pagemap and kpageflags).  -L MIN is a floor for both: a run below it
+ * did not exercise the race, whatever it saw.
  *
  * -B (the self-check that the checking works) makes punches and truncations
  * change the model but not the file: the run must then fail.
  *
  * -n OPS (2000) mutations, -c CHECKS (100000) checked reads, -t SECS (120)
- * time cap, -F FILES (2).  Prints "# " lines; exit status 0 if every read
+ * time cap, -F FILES (2), -s SEED (printed; from the clock if not given:
+ * the same seed makes the same choices, not the same interleaving).
+ * Prints "# " lines; exit status 0 if every read
  * was right and both counts were reached, 1 on a wrong read, 2 if the
- * counts were not reached in time.
+ * counts were not reached in time, 3 if a floor of -L was not.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -55,6 +62,9 @@
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "kpf.h"
+#include "seed.h"
 
 #define MAXEXT 48
 #define RING 64
@@ -98,6 +108,8 @@ static long page;
 static int stop;
 static long n_ops[NOPS], n_checks, n_bus, n_multi, n_unverified, n_maps, n_mremap;
 static long n_mprotect, n_madvise, n_errors;
+/* -E: reads a change of end of file overlapped; a large folio below it */
+static long n_eof_race, n_eof_large, n_eof_sampled, n_kpf_err;
 
 #define ADD(v, n) __atomic_add_fetch(&(v), (n), __ATOMIC_RELAXED)
 #define LOAD(v) __atomic_load_n(&(v), __ATOMIC_RELAXED)
@@ -105,6 +117,8 @@ static long n_mprotect, n_madvise, n_errors;
 static __thread sigjmp_buf jb;
 static __thread volatile int armed;
 static __thread unsigned long rng_state;
+
+static unsigned long seed;	/* -s: every thread's choices follow from it */
 
 static unsigned long rnd(void)
 {
@@ -498,6 +512,8 @@ static void check(struct file *f, const char *addr, uint64_t o, const char *what
 		ADD(n_multi, 1);
 	for (j = 0; j < n; j++)
 		any_bus |= !ok[j];
+	if (n > 1 && any_bus)
+		ADD(n_eof_race, 1);
 	if (bus) {
 		ADD(n_bus, 1);
 		good = any_bus;
@@ -756,6 +772,20 @@ static void eof_reader(void)
 			pos = (lo + rnd() % (SZ_2M / 2)) & ~7UL;
 			check(f, maps[f->id] + pos, pos, "end-of-file mapping");
 		}
+		/* The page below end of file: in a large folio? */
+		if (size) {
+			long pages;
+
+			pos = (size - 1) & ~(page - 1);
+			check(f, maps[f->id] + pos, pos, "end-of-file mapping");
+			pages = kpf_folio_pages(maps[f->id] + pos, page);
+			if (pages < 0)
+				ADD(n_kpf_err, 1);
+			else if (pages)
+				ADD(n_eof_sampled, 1);
+			if (pages > 1)
+				ADD(n_eof_large, 1);
+		}
 		if (LOAD(n_errors) != errs && LOAD(n_errors) <= 10)
 			probe(f, maps[f->id]);
 	}
@@ -765,7 +795,7 @@ static void eof_reader(void)
 
 static void *reader(void *arg)
 {
-	rng_state = (uintptr_t)arg * 0x9e3779b97f4a7c15UL + (unsigned long)(now() * 1e6);
+	rng_state = seed_for(seed, (uintptr_t)arg);
 	if (eof_focus && (uintptr_t)arg % 2) {
 		eof_reader();
 		return NULL;
@@ -783,7 +813,7 @@ static void *reader(void *arg)
 
 static void *advisor(void *arg)
 {
-	rng_state = (uintptr_t)arg * 0x9e3779b97f4a7c15UL + (unsigned long)(now() * 1e6);
+	rng_state = seed_for(seed, (uintptr_t)arg);
 	while (!LOAD(stop)) {
 		struct file *f = &files[rnd() % nfiles];
 		uint64_t off = pick_off(MAXSIZE) & ~(page - 1);
@@ -806,7 +836,7 @@ static void *advisor(void *arg)
 
 static void *mutator(void *arg)
 {
-	rng_state = (uintptr_t)arg * 0x9e3779b97f4a7c15UL + (unsigned long)(now() * 1e6);
+	rng_state = seed_for(seed, (uintptr_t)arg);
 	while (!LOAD(stop)) {
 		struct file *f = &files[rnd() % nfiles];
 
@@ -830,7 +860,7 @@ static long total_ops(void)
 
 int main(int argc, char **argv)
 {
-	long target_ops = 2000, target_checks = 100000;
+	long target_ops = 2000, target_checks = 100000, min_eof = 0;
 	int readers = 3, mutators = 2, advisors = 1, timeout = 120, opt, i, rc = 0;
 	pthread_t th[64];
 	int nth = 0;
@@ -840,7 +870,7 @@ int main(int argc, char **argv)
 	double t0, t;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((opt = getopt(argc, argv, "n:c:t:r:m:a:F:T:BE")) != -1) {
+	while ((opt = getopt(argc, argv, "n:c:t:r:m:a:F:T:L:s:BE")) != -1) {
 		switch (opt) {
 		case 'n': target_ops = atol(optarg); break;
 		case 'c': target_checks = atol(optarg); break;
@@ -852,14 +882,16 @@ int main(int argc, char **argv)
 		case 'T': tag = optarg; break;
 		case 'B': broken = 1; break;
 		case 'E': eof_focus = 1; break;
+		case 'L': min_eof = atol(optarg); break;
+		case 's': seed = strtoul(optarg, NULL, 0); break;
 		default:
 			fprintf(stderr, "usage: file_stress [-n ops] [-c checks] [-t secs] [-r readers] "
-				"[-m mutators] [-a advisors] [-F files] [-T tag] [-E] [-B] DIR\n");
+				"[-m mutators] [-a advisors] [-F files] [-T tag] [-s seed] [-E [-L min]] [-B] DIR\n");
 			return 2;
 		}
 	}
 	if (optind != argc - 1 || nfiles < 1 || nfiles > MAXFILES ||
-	    readers + mutators + advisors > 64) {
+	    readers + mutators + advisors > 64 || (min_eof && !eof_focus)) {
 		fprintf(stderr, "file_stress: bad arguments\n");
 		return 2;
 	}
@@ -872,7 +904,11 @@ int main(int argc, char **argv)
 	sa.sa_sigaction = segv_handler;
 	sa.sa_flags = SA_SIGINFO;
 	sigaction(SIGSEGV, &sa, NULL);
-	rng_state = 0x2545f4914f6cdd1dUL ^ (unsigned long)(now() * 1e6);
+	if (!seed)
+		seed = (unsigned long)(now() * 1e6) ^ ((unsigned long)getpid() << 32);
+	printf("# file_stress%s: seed %lu (-s %lu makes the same choices; the threads' timing is the kernel's)\n",
+	       tag, seed, seed);
+	rng_state = seed_for(seed, 0);
 
 	for (i = 0; i < nfiles; i++) {
 		struct file *f = &files[i];
@@ -937,6 +973,16 @@ int main(int argc, char **argv)
 	if (rc == 2)
 		printf("# file_stress%s: counts not reached in %d s (wanted %ld changes, %ld reads)\n",
 		       tag, timeout, target_ops, target_checks);
+	if (eof_focus) {
+		printf("# file_stress%s: end of file: %ld reads a change of it overlapped; "
+		       "the page below it in a large folio %ld times of %ld (%ld not looked up)\n",
+		       tag, LOAD(n_eof_race), LOAD(n_eof_large), LOAD(n_eof_sampled), LOAD(n_kpf_err));
+		if (!rc && (LOAD(n_eof_race) < min_eof || LOAD(n_eof_large) < min_eof)) {
+			printf("# file_stress%s: the race did not run: wanted at least %ld of each\n",
+			       tag, min_eof);
+			rc = 3;
+		}
+	}
 	for (i = 0; i < nfiles; i++) {
 		munmap(files[i].gmap, MAPLEN);
 		close(files[i].fd);
