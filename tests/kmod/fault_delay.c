@@ -7,21 +7,22 @@
  * filemap_map_pages() reads i_size, then calls next_uptodate_folio() to
  * look up and lock the first folio of its range.  A kprobe on
  * next_uptodate_folio() busy-waits there, once, for the thread that
- * armed it: a truncation run meanwhile by another thread ends before the
- * fault locks the folio, which is the race of "mm/filemap: read i_size
- * under each folio's lock in filemap_map_pages()" on demand
- * (tests/progs/eof_race.c).
+ * armed it, until another thread releases it: a truncation run meanwhile
+ * ends before the fault locks the folio, which is the race of "mm/filemap:
+ * read i_size under each folio's lock in filemap_map_pages()" on demand
+ * (tests/progs/eof_race.c).  The hold does not depend on how long the
+ * truncation takes; MS only bounds it if nobody releases it.
  *
  * /sys/kernel/debug/fault_delay: write "TID MS" to arm it for thread TID
- * (at most 1000 ms); read "STATE HELD" where STATE is idle, armed,
- * holding or done, and HELD counts the faults held since the module was
- * loaded.
+ * (at most 5000 ms), "release" to end the hold; read "STATE HELD" where
+ * STATE is idle, armed, holding or done, and HELD counts the faults held
+ * since the module was loaded.
  */
 #include <linux/atomic.h>
 #include <linux/debugfs.h>
-#include <linux/delay.h>
 #include <linux/kernel.h>
 #include <linux/kprobes.h>
+#include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/sched.h>
 #include <linux/uaccess.h>
@@ -32,15 +33,20 @@ static atomic_t state = ATOMIC_INIT(IDLE);
 static pid_t target;
 static unsigned int delay_ms;
 static atomic_long_t held;
+static atomic_t released;
 static struct dentry *delay_file;
 
 static int delay_pre(struct kprobe *p, struct pt_regs *regs)
 {
+	u64 end;
+
 	if (current->pid != READ_ONCE(target) ||
 	    atomic_cmpxchg(&state, ARMED, HOLDING) != ARMED)
 		return 0;
+	end = ktime_get_ns() + (u64)READ_ONCE(delay_ms) * NSEC_PER_MSEC;
 	atomic_long_inc(&held);
-	mdelay(READ_ONCE(delay_ms));
+	while (!atomic_read(&released) && ktime_get_ns() < end)
+		cpu_relax();
 	atomic_set(&state, DONE);
 	return 0;
 }
@@ -62,12 +68,17 @@ static ssize_t delay_write(struct file *file, const char __user *ubuf,
 	if (copy_from_user(buf, ubuf, len))
 		return -EFAULT;
 	buf[len] = '\0';
-	if (sscanf(buf, "%d %u", &tid, &ms) != 2 || tid <= 0 || ms > 1000)
+	if (sysfs_streq(buf, "release")) {
+		atomic_set(&released, 1);
+		return len;
+	}
+	if (sscanf(buf, "%d %u", &tid, &ms) != 2 || tid <= 0 || ms > 5000)
 		return -EINVAL;
 	if (atomic_read(&state) == HOLDING)
 		return -EBUSY;
 	WRITE_ONCE(target, tid);
 	WRITE_ONCE(delay_ms, ms);
+	atomic_set(&released, 0);
 	atomic_set(&state, ARMED);
 	return len;
 }

@@ -10,9 +10,9 @@
  *  - splice one of its pages into a pipe, a reference that makes
  *    truncation's split of the folio fail, so that it stays in the page
  *    cache, dirty, its tail zeroed;
- *  - a thread arms fault_delay for itself and faults at 128K of a shared
- *    mapping: fault-around reads i_size (256K) and is held before it
- *    locks the folio;
+ *  - a thread on CPU 1 arms fault_delay for itself and faults at 128K of
+ *    a shared mapping: fault-around reads i_size (256K) and is held
+ *    before it locks the folio, until the main thread (CPU 0) releases it;
  *  - meanwhile the file is truncated to 132K, and the round counts only
  *    if the fault was still held when the truncation ended and the page
  *    at 128K then was in a large folio (kpageflags);
@@ -26,6 +26,7 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdint.h>
@@ -44,10 +45,12 @@
 #define FAULT_AT (128 * SZ_K)
 #define CUT (132 * SZ_K)
 #define DELAY "/sys/kernel/debug/fault_delay"
-#define DELAY_MS 500
+/* The longest hold: only if the release never comes. */
+#define DELAY_MS 5000
 
 static long psz;
 static char *map;
+static int ready[2], go[2];
 static sigjmp_buf jb;
 
 static double now_ms(void)
@@ -95,18 +98,45 @@ static int delay_state(char *st, size_t len)
 	return 0;
 }
 
+static int pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
+}
+
+static int delay_write(const char *cmd)
+{
+	int fd = open(DELAY, O_WRONLY), n = strlen(cmd), ok;
+
+	if (fd < 0)
+		return -1;
+	ok = write(fd, cmd, n) == n;
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+/*
+ * The faulter, on CPU 1 (the main thread is on CPU 0, so that the hold,
+ * which masks interrupts there, never holds up the main thread's timers):
+ * it says it is ready, waits for the word, arms fault_delay and faults.
+ */
 static void *faulter(void *arg)
 {
-	char cmd[32];
-	int fd = open(DELAY, O_WRONLY), n;
+	char cmd[32], c = 0;
 
 	(void)arg;
-	n = snprintf(cmd, sizeof(cmd), "%d %d\n", gettid(), DELAY_MS);
-	if (fd < 0 || write(fd, cmd, n) != n) {
+	if (pin(1) || write(ready[1], &c, 1) != 1 || read(go[0], &c, 1) != 1) {
+		perror("eof_race: faulter");
+		exit(2);
+	}
+	snprintf(cmd, sizeof(cmd), "%d %d\n", gettid(), DELAY_MS);
+	if (delay_write(cmd)) {
 		perror("eof_race: arming " DELAY);
 		exit(2);
 	}
-	close(fd);
 	(void)*(volatile char *)(map + FAULT_AT);
 	return NULL;
 }
@@ -115,19 +145,13 @@ static void *faulter(void *arg)
 static long mapped_past_eof(void)
 {
 	long i, n = 0;
-	int pm = open("/proc/self/pagemap", O_RDONLY);
 	uint64_t ent;
 
-	if (pm < 0)
-		return -1;
 	for (i = (CUT + psz - 1) / psz; i < (long)(FILE_SIZE / psz); i++) {
-		if (pread(pm, &ent, 8, ((uintptr_t)map / psz + i) * 8) != 8) {
-			n = -1;
-			break;
-		}
+		if (pread(kpf_pagemap_fd, &ent, 8, ((uintptr_t)map / psz + i) * 8) != 8)
+			return -1;
 		n += ent >> 63;
 	}
-	close(pm);
 	return n;
 }
 
@@ -161,12 +185,27 @@ usage:
 	snprintf(path, sizeof(path), "%s/eof_race", argv[optind]);
 	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
 	buf = malloc(FILE_SIZE);
-	if (fd < 0 || !buf || pipe(pipefd) || kpf_open() || delay_state(st, sizeof(st))) {
+	if (fd < 0 || !buf || pipe(pipefd) || pipe(ready) || pipe(go) || kpf_open() ||
+	    delay_state(st, sizeof(st))) {
 		perror("eof_race: setup (pagemap, kpageflags and " DELAY " needed)");
 		return 2;
 	}
+	if (pin(0)) {
+		perror("eof_race: CPU 0 (2 CPUs needed)");
+		return 2;
+	}
 	memset(buf, 0x5a, FILE_SIZE);
-	map = mmap(NULL, FILE_SIZE, PROT_READ | PROT_EXEC, MAP_SHARED, fd, 0);
+	/*
+	 * At an address aligned to the file's size: fault-around's window is
+	 * aligned in the address space (fault_around_bytes, 64K), and only
+	 * so does the window of the fault at 128K reach past 132K whatever
+	 * the address mmap() picks (without the patch, its pages past end of
+	 * file are mapped in every round, not in some boots).
+	 */
+	map = mmap(NULL, 2 * FILE_SIZE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (map != MAP_FAILED)
+		map = mmap((char *)(((uintptr_t)map + FILE_SIZE - 1) & ~(FILE_SIZE - 1)), FILE_SIZE,
+			   PROT_READ | PROT_EXEC, MAP_SHARED | MAP_FIXED, fd, 0);
 	if (map == MAP_FAILED) {
 		perror("eof_race: mmap");
 		return 2;
@@ -174,6 +213,7 @@ usage:
 	for (r = 0; r < nrounds; r++) {
 		struct iovec iov = { map, psz };
 		int held_over = 0, sigbus;
+		char c = 0;
 		uint64_t v = 0;
 		pthread_t th;
 		long pages, n;
@@ -190,16 +230,19 @@ usage:
 			return 2;
 		}
 		madvise(map, FILE_SIZE, MADV_DONTNEED);
+		if (pthread_create(&th, NULL, faulter, NULL) || read(ready[0], &c, 1) != 1) {
+			perror("eof_race: thread");
+			return 2;
+		}
 		/*
-		 * Empty every CPU's LRU batches now (mlock() drains them all):
-		 * else the truncation's drain waits for the CPU that holds the
-		 * fault, and ends only after it.
+		 * Empty every CPU's LRU batches now, the faulter's stack in
+		 * them (mlock() drains them all): else the truncation's drain
+		 * waits for the CPU that holds the fault, and ends only after it.
 		 */
-		if (mlock(buf, psz) || munlock(buf, psz)) {
+		if (mlock(buf, psz) || munlock(buf, psz) || write(go[1], &c, 1) != 1) {
 			perror("eof_race: mlock");
 			return 2;
 		}
-		pthread_create(&th, NULL, faulter, NULL);
 		/* Wait for the fault to be held (at most 5 s). */
 		for (t = 0; t < 5e6; t += 1000) {
 			if (delay_state(st, sizeof(st)) == 0 && !strcmp(st, "holding"))
@@ -216,6 +259,10 @@ usage:
 			}
 			trunc_ms = now_ms() - t1;
 			held_over = delay_state(st, sizeof(st)) == 0 && !strcmp(st, "holding");
+		}
+		if (delay_write("release")) {
+			perror("eof_race: releasing " DELAY);
+			return 2;
 		}
 		pthread_join(th, NULL);
 		pages = kpf_folio_pages(map + FAULT_AT, psz);
