@@ -171,8 +171,17 @@ boot() {
 		"$logs/guest-$name.log" "$cmdline" 2>> "$logs/boot-times.log"
 	# tests/expect/NAME.txt: the results this boot must give (written by
 	# tests/lib/expect-from-log.py); missing, extra and unlisted SKIPs fail.
+	# A boot without one fails, unless EXPLORATORY says why it has none:
+	# then its results are only judged one by one.
 	local expect=()
-	[ -f "$repo/tests/expect/$name.txt" ] && expect=(--expect "$repo/tests/expect/$name.txt")
+	if [ -f "$repo/tests/expect/$name.txt" ]; then
+		expect=(--expect "$repo/tests/expect/$name.txt")
+	elif [ -n "${EXPLORATORY:-}" ]; then
+		echo "# $name: exploratory, no expected list ($EXPLORATORY): missing or extra results not checked"
+	else
+		echo "not ok - $name: no expected list tests/expect/$name.txt (tests/lib/expect-from-log.py writes one; EXPLORATORY=why for a boot that has none)"
+		failed=$((failed + 1))
+	fi
 	python3 "$repo/tests/lib/parse-console.py" --prefix "$name" \
 		--dist "$build/folio-dist.txt" $KUNIT_EXPECT "${expect[@]}" \
 		${ALLOW_SPLAT:+--allow-splat "$ALLOW_SPLAT"} \
@@ -382,8 +391,10 @@ for ps in $arm64_sizes; do
 	check "test modules folio_oracle and fault_delay build for $ps pages" \
 		env KARCH=arm64 "$repo/tests/lib/build-kmod.sh" "$obj" "$build/guest-arm64-$ps"
 	phase "booting arm64 with $ps pages: KUnit and guest tests"
+	explore=
+	[ "$ps" = 16k ] && explore="16K pages are not in the default sizes; no list recorded yet"
 	KUNIT_EXPECT="--expect-kunit exec_folio --expect-kunit exec_folio_sysfs"
-	progs=$build/guest-arm64-$ps GUEST_ARCH=arm64 GUEST_TIMEOUT=400 \
+	EXPLORATORY=$explore progs=$build/guest-arm64-$ps GUEST_ARCH=arm64 GUEST_TIMEOUT=400 \
 		BUSYBOX=$build/arm64/busybox boot "arm64-$ps" "$obj/arch/arm64/boot/Image" "" \
 		"$smallfs" "selftest $selftest_small" "utility sh /tests/bin/utility.sh" \
 		"contpte sh /tests/bin/contpte.sh" "oracle sh /tests/bin/oracle.sh" "place PLACE_ASLR_RUNS=$aslr_runs sh /tests/bin/place.sh never arch auto" \
@@ -398,7 +409,7 @@ for ps in $arm64_sizes; do
 		set -- "cmdline-64k-active grep -q '\[64K\]' $knob"
 	fi
 	KUNIT_EXPECT=""
-	progs=$build/guest-arm64-$ps GUEST_ARCH=arm64 BUSYBOX=$build/arm64/busybox \
+	EXPLORATORY=$explore progs=$build/guest-arm64-$ps GUEST_ARCH=arm64 BUSYBOX=$build/arm64/busybox \
 		boot "arm64-$ps-cmdline" "$obj/arch/arm64/boot/Image" "transparent_hugepage_exec_folio_size=64K" "$@"
 
 	# Negative controls: the patches that claim a measured effect, each
@@ -456,7 +467,8 @@ if [ "$with_stock" = 1 ]; then
 	check "stock x86_64 kernel builds" "$repo/tests/lib/build-kernel.sh" \
 		"$build/stock-src" "$build/obj-stock" "$repo/tests/config/x86_64.config"
 	# (the "never" boot is the one above, beside Debian's kernel)
-	boot stock "$build/obj-stock/arch/x86/boot/bzImage" "" "stock-dist $dist"
+	EXPLORATORY="stock 6.12 from source gives the folio table that the next check compares" \
+		boot stock "$build/obj-stock/arch/x86/boot/bzImage" "" "stock-dist $dist"
 	check "order 0 (never) matches stock 6.12" python3 \
 		"$repo/tests/lib/folio-table.py" --compare stock never "$build/folio-dist.txt"
 fi

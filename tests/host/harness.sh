@@ -202,5 +202,32 @@ else
 	echo "ok - a hung guest is killed and reported # SKIP no kernel built yet"
 	skipped=1
 fi
+
+# tests/run.sh's boot(): a boot without tests/expect/NAME.txt fails
+# unless EXPLORATORY says why it has none.  boot() and tally() run here
+# as run.sh has them, over stand-ins for the guest and the parser.
+mkdir -p "$tmp/br/tests/lib" "$tmp/br/tests/expect" "$tmp/bb/logs"
+printf '#!/bin/sh\nexit 0\n' > "$tmp/br/tests/lib/mkinitramfs.sh"
+cp "$tmp/br/tests/lib/mkinitramfs.sh" "$tmp/br/tests/lib/run-guest.sh"
+chmod +x "$tmp/br/tests/lib/"*.sh
+printf 'print("ok - a result")\nprint("1 passed, 0 failed, 0 skipped")\n' > "$tmp/br/tests/lib/parse-console.py"
+touch "$tmp/br/tests/expect/listed.txt"
+{
+	sed -n '/^tally() {/,/^}/p;/^boot() {/,/^}/p' "$repo/tests/run.sh"
+	cat <<EOF
+repo=$tmp/br build=$tmp/bb logs=$tmp/bb/logs passed=0 failed=0 skipped=0
+boot listed k "" "a b" > /dev/null; echo "listed \$failed"
+boot unlisted k "" "a b" > $tmp/unlisted.out; grep -q "^not ok - unlisted: no expected list" $tmp/unlisted.out; echo "unlisted \$failed \$?"
+EXPLORATORY=why boot explored k "" "a b" > $tmp/explored.out; grep -q "^# explored: exploratory" $tmp/explored.out; echo "explored \$failed \$?"
+EOF
+} > "$tmp/boot.sh"
+verdict=$(bash "$tmp/boot.sh" 2>&1 | tr '\n' ' ')
+if [ "$verdict" = "listed 0 unlisted 1 0 explored 1 0 " ]; then
+	echo "ok - run.sh: a boot without an expected list fails, unless marked exploratory"
+	pass=$((pass + 1))
+else
+	echo "not ok - run.sh: a boot without an expected list fails, unless marked exploratory ($verdict)"
+	fail=$((fail + 1))
+fi
 echo "$pass passed, $fail failed, ${skipped:-0} skipped"
 [ "$fail" -eq 0 ]
