@@ -394,11 +394,12 @@ for ps in $arm64_sizes; do
 	explore=
 	[ "$ps" = 16k ] && explore="16K pages are not in the default sizes; no list recorded yet"
 	KUNIT_EXPECT="--expect-kunit exec_folio --expect-kunit exec_folio_sysfs"
-	EXPLORATORY=$explore progs=$build/guest-arm64-$ps GUEST_ARCH=arm64 GUEST_TIMEOUT=400 \
+	EXPLORATORY=$explore progs=$build/guest-arm64-$ps GUEST_ARCH=arm64 GUEST_TIMEOUT=600 \
 		BUSYBOX=$build/arm64/busybox boot "arm64-$ps" "$obj/arch/arm64/boot/Image" "" \
 		"$smallfs" "selftest $selftest_small" "utility sh /tests/bin/utility.sh" \
 		"contpte sh /tests/bin/contpte.sh" "oracle sh /tests/bin/oracle.sh" "place PLACE_ASLR_RUNS=$aslr_runs sh /tests/bin/place.sh never arch auto" \
-		"field sh /tests/bin/field/field.sh" "cost sh /tests/bin/cost.sh never arch auto"
+		"field sh /tests/bin/field/field.sh" "cost sh /tests/bin/cost.sh never arch auto" \
+		"stress-exec sh /tests/bin/stress.sh exec quick" "stress-file sh /tests/bin/stress.sh file quick"
 	# transparent_hugepage_exec_folio_size=64K on the command line: a size with 4K and 16K pages,
 	# a single page (refused, default kept) with 64K pages.
 	knob=/sys/kernel/mm/transparent_hugepage/exec_folio_size
@@ -435,6 +436,16 @@ for ps in $arm64_sizes; do
 		# on a cached folio maps it whole, and mlock follows.
 		control whole-folio-4k 4k "patch:tests/controls/whole-folio.patch" \
 			"selftest $selftest -t fault_around_maps_cached_folio_whole -t mlockall_text_is_mlocked"
+		# Placement, each patch left out: ld.so (which execve() maps
+		# without a fixed address, as ld.so maps libraries) and a PIE's
+		# load bias.  One exec is placed right by chance (1 in 16 for
+		# ld.so at 64K): these judge the grain over all the ASLR execs.
+		place_ctl="place PLACE_ONE_EXEC=0 PLACE_ASLR_RUNS=$aslr_runs sh /tests/bin/place.sh never auto"
+		control place-lib 4k "mm: place read-only private file mappings for their exec folios" \
+			"$place_ctl"
+		control place-pie 4k "binfmt_elf: place a PIE's text for its exec folios" \
+			"selftest $selftest -t header_block_in_large_folio -t header_block_pmd_mapped_non_pie" \
+			"$place_ctl"
 		# The i_size race, run on purpose (tests/guest/eofrace.sh: a
 		# kprobe holds a fault-around over a truncation; 2 CPUs): with
 		# the series, and without the fix.
