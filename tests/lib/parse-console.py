@@ -56,6 +56,11 @@ import re
 import sys
 
 TS = re.compile(r'^\[\s*\d+\.\d+\]\s?')
+# Kernel output that the console put after the guest's text on the same
+# line ("GUEST-BEGIN memcg[    8.720758] TSC found unstable ..."): the
+# guest's own newline comes after it.  Cut before the guest's lines are
+# read (splats are looked for in the whole line).
+KMSG_IN_LINE = re.compile(r'\[\s*\d+\.\d{6}\] .*$')
 # Kernel reports.  Lockdep's start with "WARNING:" or "BUG:" (or "INFO:"
 # below); a bare "lockdep" would match the debug kernel's boot banner
 # ("RCU lockdep checking is enabled.").
@@ -124,6 +129,7 @@ class Console:
             if at >= 0:
                 self.errors.append(line[at + len('GUEST-ERROR'):].strip() or line)
                 continue
+            line = KMSG_IN_LINE.sub('', line).rstrip() if '[' in line else line
             if line.startswith('GUEST-BEGIN '):
                 step = line.split(' ', 1)[1].strip()
                 self.begun.append(step)
