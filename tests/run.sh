@@ -221,7 +221,7 @@ GUEST_TIMEOUT=1500 boot x86_64 "$bz" "" "$smallfs" "selftest $selftest_small" "u
 	"dynlib sh /tests/bin/dynlib.sh" "place PLACE_ASLR_RUNS=$aslr_runs sh /tests/bin/place.sh never 64K auto 2M" \
 	"overlay sh /tests/bin/overlay.sh" "execfd sh /tests/bin/execfd.sh" \
 	"compat sh /tests/bin/compat.sh" "oracle sh /tests/bin/oracle.sh" "cost sh /tests/bin/cost.sh never 64K auto 2M" "stress-exec sh /tests/bin/stress.sh exec" "stress-file sh /tests/bin/stress.sh file" \
-	"stress-ovl sh /tests/bin/stress.sh ovl" "faultinject sh /tests/bin/faultinject.sh"
+	"punchedge PUNCH_EDGE_CPUS=1 sh /tests/bin/punchedge.sh" "stress-ovl sh /tests/bin/stress.sh ovl" "faultinject sh /tests/bin/faultinject.sh"
 
 phase "real programs: per mapped file, under each policy"
 KUNIT_EXPECT=""
@@ -248,7 +248,7 @@ boot never "$bz" "transparent_hugepage_exec_folio_size=never" "never-dist $dist"
 if check "Debian's own 6.12 kernel (linux-image-*-cloud-amd64) downloads" \
 	"$repo/tests/lib/debian-kernel.sh" "$build/debian-kernel"; then
 	MODULES=$build/debian-kernel/modules boot stock-debian "$build/debian-kernel/vmlinuz" "" \
-		"stock-dist $dist" "stock sh /tests/bin/stock.sh"
+		"stock-dist $dist" "stock sh /tests/bin/stock.sh" "punchedge sh /tests/bin/punchedge.sh"
 	check "never gives text the folio sizes of Debian's stock 6.12" python3 \
 		"$repo/tests/lib/folio-table.py" --compare stock-debian never "$build/folio-dist.txt"
 	check "x86_64's default (arch) gives text the folio sizes of Debian's stock 6.12" python3 \
@@ -447,14 +447,18 @@ for ps in $arm64_sizes; do
 			"selftest $selftest -t header_block_in_large_folio -t header_block_pmd_mapped_non_pie" \
 			"$place_ctl"
 		# The i_size race, run on purpose (tests/guest/eofrace.sh: a
-		# kprobe holds a fault-around over a truncation; 2 CPUs): with
-		# the series, and without the fix.
-		phase "arm64 with 4k pages: the i_size race on purpose (2 CPUs)"
+		# kprobe holds a fault-around over a truncation; 2 CPUs), and
+		# reads beside a hole being punched (tests/guest/punchedge.sh,
+		# readers spinning on the other CPU): with the series, and
+		# each without its fix.
+		phase "arm64 with 4k pages: the i_size race and the punch race on purpose (2 CPUs)"
 		progs=$build/guest-arm64-$ps GUEST_ARCH=arm64 GUEST_TIMEOUT=300 GUEST_SMP=2 \
 			BUSYBOX=$build/arm64/busybox boot arm64-4k-eofrace "$obj/arch/arm64/boot/Image" "" \
-			"eofrace sh /tests/bin/eofrace.sh"
+			"eofrace sh /tests/bin/eofrace.sh" "punchedge sh /tests/bin/punchedge.sh"
 		GUEST_SMP=2 control eof-race 4k "mm/filemap: read i_size under each folio's lock in filemap_map_pages()" \
 			"eofrace sh /tests/bin/eofrace.sh"
+		GUEST_SMP=2 control punch-edge 4k "mm/truncate: zero a large folio's whole pages only if it stays whole" \
+			"punchedge sh /tests/bin/punchedge.sh"
 		# Without CONFIG_EXEC_FOLIO_POLICY: the stub keeps arm64's 64K
 		# on XFS, and must change nothing on ext2 (no large folios).
 		phase "arm64 with 4k pages, without CONFIG_EXEC_FOLIO_POLICY"

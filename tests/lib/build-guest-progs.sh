@@ -5,7 +5,7 @@
 # kernel TREE (it uses the harness headers there and the folio walk of
 # tools/exec_folio_ctl), and its helpers bigtext, bigtext-2m, hugetext,
 # tinytext; the stress programs (checktext, exec_stress, file_stress,
-# fault_around_split, eof_race).
+# fault_around_split, eof_race, punch_edge).
 # With CROSS_COMPILE=aarch64-linux-gnu- they are built for the arm64
 # guests.
 set -euo pipefail
@@ -71,6 +71,8 @@ $cc -O2 -static -Wall -Wextra -pthread -o "$out/fault_around_split" \
 	"$here/progs/fault_around_split.c"
 # A fault-around that read i_size before a truncation.
 $cc -O2 -static -Wall -Wextra -pthread -o "$out/eof_race" "$here/progs/eof_race.c"
+# Reads outside a hole being punched in a large folio (tests/guest/punchedge.sh).
+$cc -O2 -static -Wall -Wextra -pthread -o "$out/punch_edge" "$here/progs/punch_edge.c"
 # The interpreter of tests/guest/execfd.sh's binfmt_misc entry.
 $cc -O2 -static -Wall -o "$out/execfd_reader" "$here/progs/execfd_reader.c"
 # What the policy costs where it is not meant to help (tests/guest/cost.sh).
@@ -78,7 +80,7 @@ $cc -O2 -static -Wall -I"$tree/tools/exec_folio_ctl" -o "$out/exec_cost" \
 	"$here/progs/exec_cost.c" "$tree/tools/exec_folio_ctl/folio_walk.c"
 install -m 0755 "$here/guest/cost.sh" "$out/"
 install -m 0755 "$here/guest/stress.sh" "$here/guest/stress-lib.sh" "$here/guest/memcg.sh" \
-	"$here/guest/faultinject.sh" "$here/guest/eofrace.sh" "$out/"
+	"$here/guest/faultinject.sh" "$here/guest/eofrace.sh" "$here/guest/punchedge.sh" "$out/"
 
 # A dynamically linked bigtext with the loader and libc it needs, so the
 # guest can measure text that the dynamic loader read()s (tests/guest/dynlib.sh).

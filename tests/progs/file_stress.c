@@ -83,6 +83,9 @@ struct state {
 	uint64_t size;
 	int n;
 	struct ext e[MAXEXT];
+	/* The change that entered this state (-1: the file as created). */
+	int op;
+	uint64_t op_off, op_len;
 };
 
 enum { OP_PWRITE, OP_TRUNC, OP_EXTEND, OP_PUNCH, OP_REWRITE, OP_FADVISE, OP_SYNC, NOPS };
@@ -358,6 +361,7 @@ static void mutate(struct file *f)
 		}
 		if (off + len > next.size)
 			next.size = off + len;
+		next.op = op, next.op_off = off, next.op_len = len;
 		phase_begin(f, &next);
 		do_pwrite(f, off, len, f->gen);
 		phase_end(f, &next);
@@ -369,6 +373,7 @@ static void mutate(struct file *f)
 		while ((op == OP_TRUNC ? off >= size : off <= size) || off > MAXSIZE);
 		state_truncate(&next, op == OP_TRUNC ? off : size);
 		next.size = off;
+		next.op = op, next.op_off = off, next.op_len = 0;
 		phase_begin(f, &next);
 		if ((!broken || op == OP_EXTEND) && ftruncate(f->fd, off))
 			error("ftruncate file %d to %llu: %s", f->id,
@@ -383,6 +388,7 @@ static void mutate(struct file *f)
 			next = f->cur;
 			break;
 		}
+		next.op = op, next.op_off = off, next.op_len = len;
 		phase_begin(f, &next);
 		if (!broken && fallocate(f->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off, len))
 			error("punch file %d [%llu, +%llu): %s", f->id, (unsigned long long)off,
@@ -403,6 +409,7 @@ static void mutate(struct file *f)
 	if (op == OP_REWRITE) {
 		next.n = 0;
 		state_set(&next, 0, size, ++f->gen);
+		next.op = OP_REWRITE, next.op_off = 0, next.op_len = size;
 		phase_begin(f, &next);
 		do_pwrite(f, 0, size, f->gen);
 		phase_end(f, &next);
@@ -553,14 +560,21 @@ static void check(struct file *f, const char *addr, uint64_t o, const char *what
 		for (i = 0; i < st->n && i < MAXEXT; i++)
 			if (o >= st->e[i].start && o < st->e[i].end)
 				gen = st->e[i].gen;
+		char how[96];
+
+		if (st->op < 0 || st->op >= NOPS)
+			snprintf(how, sizeof(how), "the file as created");
+		else
+			snprintf(how, sizeof(how), "after %s [%#llx, +%#llx)", op_names[st->op],
+				 (unsigned long long)st->op_off, (unsigned long long)st->op_len);
 		if (ok[j])
-			printf("#   state %llu (size %#llx, gen %u here): %02x %02x %02x %02x %02x %02x %02x %02x\n",
-			       (unsigned long long)(klo + j), (unsigned long long)st->size, gen,
+			printf("#   state %llu (size %#llx, gen %u here; %s): %02x %02x %02x %02x %02x %02x %02x %02x\n",
+			       (unsigned long long)(klo + j), (unsigned long long)st->size, gen, how,
 			       exp[j][0], exp[j][1], exp[j][2], exp[j][3], exp[j][4], exp[j][5],
 			       exp[j][6], exp[j][7]);
 		else
-			printf("#   state %llu (size %#llx): SIGBUS\n",
-			       (unsigned long long)(klo + j), (unsigned long long)st->size);
+			printf("#   state %llu (size %#llx; %s): SIGBUS\n",
+			       (unsigned long long)(klo + j), (unsigned long long)st->size, how);
 	}
 	fflush(stdout);
 }
@@ -778,7 +792,16 @@ static void eof_reader(void)
 
 			pos = (size - 1) & ~(page - 1);
 			check(f, maps[f->id] + pos, pos, "end-of-file mapping");
+			/*
+			 * Between changes (the file's mutex): kpageflags read
+			 * while a truncation splits the folio trips 6.12's
+			 * VM_WARN_ON_FOLIO() in folio_large_mapcount() (from
+			 * stable_page_flags(), which reads the folio twice
+			 * unlocked), and panic_on_warn stops the guest.
+			 */
+			pthread_mutex_lock(&f->mu);
 			pages = kpf_folio_pages(maps[f->id] + pos, page);
+			pthread_mutex_unlock(&f->mu);
 			if (pages < 0)
 				ADD(n_kpf_err, 1);
 			else if (pages)
@@ -926,6 +949,7 @@ int main(int argc, char **argv)
 		f->gen = 1;
 		state_set(&f->cur, 0, size, 1);
 		f->cur.size = size;
+		f->cur.op = -1;
 		f->hist[0] = f->cur;
 		do_pwrite(f, 0, size, 1);
 		f->gmap = map_aligned(MAPLEN, PROT_READ | PROT_EXEC, MAP_PRIVATE, f->fd, 0);
